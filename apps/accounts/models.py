@@ -1,0 +1,37 @@
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+
+
+class User(AbstractUser):
+    """Engram's user. Kept custom from the first migration so that it can grow without pain."""
+
+
+class ApiToken(models.Model):
+    """A bearer token for REST and MCP. Only its SHA-256 digest is stored; the token is shown once."""
+
+    class Scope(models.TextChoices):
+        READ = "read", "Read"
+        WRITE = "write", "Write"
+        ADMIN = "admin", "Admin"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=16, help_text="The first characters of the token, to recognise it.")
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    scopes = ArrayField(models.CharField(max_length=10, choices=Scope.choices), default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["user", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    def has_scope(self, scope: str) -> bool:
+        return scope in self.scopes

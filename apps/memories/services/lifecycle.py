@@ -1,0 +1,168 @@
+"""Changing memories over their life: update, delete, restore, reinforce, boost, re-embed and decay."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Case, F, FloatField, Value, When
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Exp, Greatest, Least
+from django.utils import timezone
+
+from apps.accounts.models import User
+from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
+from apps.cubes.selectors import cube_ids_writable
+from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
+from apps.memories.selectors import memory_get
+from apps.memories.services.linking import create_links
+from apps.memories.services.store import MAX_CONTEXT_CHARS, _clean_metadata, embed_memories
+from apps.memories.text import extract_keywords
+from apps.memories.validation import MAX_LABEL_CHARS, clean_content, clean_labels, clean_sector, clean_text, clean_unit
+
+# Reinforcement on access: +0.3 strength, halved when the memory was reinforced within the hour.
+REINFORCE_STEP = 0.3
+REINFORCE_WINDOW_SECONDS = 3600
+# Decay: strength x exp(-rate x sector factor x days since last brought up to date), floored.
+SECTOR_DECAY_FACTORS = {"episodic": 1.5, "semantic": 0.5, "procedural": 0.7, "emotional": 1.2, "reflective": 0.8}
+DECAY_FLOOR = 0.1
+UPDATABLE = {"content", "strength", "salience", "importance", "keywords", "tags", "category", "context",
+             "primary_sector", "metadata"}
+
+
+def _get_writable(*, actor: User, memory_id, include_deleted: bool = True) -> Memory:
+    memory = memory_get(actor=actor, memory_id=memory_id, include_deleted=include_deleted)
+    if not Memory.objects.filter(pk=memory.pk, cube_id__in=cube_ids_writable(actor=actor)).exists():
+        raise PermissionDenied("You may read this memory but not change it.", extra={"field": "memoryId"})
+    return memory
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    memory: Memory
+    embeddings_regenerated: bool
+    connections_updated: int
+
+
+def memory_update(*, actor: User, memory_id, **changes) -> UpdateResult:
+    """Selective update: only the given fields change. New content re-embeds and relinks."""
+    unknown = set(changes) - UPDATABLE
+    if unknown:
+        raise InvalidInput(f"Unknown field {sorted(unknown)[0]}: updatable are {', '.join(sorted(UPDATABLE))}.",
+                           field=sorted(unknown)[0])
+    memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False)
+    cleaners = {
+        "content": lambda v: clean_content(v),
+        "strength": lambda v: clean_unit(v, field_name="strength"),
+        "salience": lambda v: clean_unit(v, field_name="salience"),
+        "importance": lambda v: clean_unit(v, field_name="metadata.importance"),
+        "keywords": lambda v: clean_labels(v, field_name="metadata.keywords"),
+        "tags": lambda v: clean_labels(v, field_name="metadata.tags"),
+        "category": lambda v: clean_text(v, field_name="metadata.category", max_chars=MAX_LABEL_CHARS),
+        "context": lambda v: clean_text(v, field_name="metadata.context", max_chars=MAX_CONTEXT_CHARS),
+        "primary_sector": lambda v: clean_sector(v),
+        "metadata": _clean_metadata,
+    }
+    cleaned = {name: cleaners[name](value) for name, value in changes.items() if value is not None}
+    content_changed = "content" in cleaned and cleaned["content"] != memory.content
+    for name, value in cleaned.items():
+        setattr(memory, name, value)
+    if content_changed and "keywords" not in cleaned:
+        memory.keywords = extract_keywords(memory.content)
+    vectors = embed_memories([memory])[0] if content_changed else None
+    connections = 0
+    with transaction.atomic():
+        memory.save()
+        if vectors is not None:
+            _replace_vectors(memory, vectors)
+            MemoryLink.objects.filter(source=memory).delete()
+            connections = len(create_links(memory, vectors))
+    return UpdateResult(memory=memory, embeddings_regenerated=vectors is not None, connections_updated=connections)
+
+
+def _replace_vectors(memory: Memory, vectors: dict[str, list[float]]) -> None:
+    MemoryEmbedding.objects.filter(memory=memory).delete()
+    MemoryEmbedding.objects.bulk_create(
+        [MemoryEmbedding(memory=memory, sector=sector, embedding=vector) for sector, vector in vectors.items()]
+    )
+
+
+def memory_reembed(*, actor: User, memory_id) -> Memory:
+    """Recompute a memory's vectors and links (after a model change, or from the admin)."""
+    memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False)
+    vectors = embed_memories([memory])[0]
+    with transaction.atomic():
+        _replace_vectors(memory, vectors)
+        MemoryLink.objects.filter(source=memory).delete()
+        create_links(memory, vectors)
+    return memory
+
+
+@transaction.atomic
+def memory_delete(*, actor: User, memory_id, soft: bool = True) -> str:
+    """Soft delete (the default) hides a memory and sets its strength to 0, keeping everything for
+    memory_restore; hard delete removes it with its vectors and links. Returns "soft" or "hard"."""
+    memory = _get_writable(actor=actor, memory_id=memory_id)
+    if not soft:
+        memory.delete()
+        return "hard"
+    if memory.deleted_at is None:
+        memory.strength_before_delete = memory.strength
+        memory.strength = 0.0
+        memory.deleted_at = timezone.now()
+        memory.deleted_by = actor
+        memory.save(update_fields=["strength_before_delete", "strength", "deleted_at", "deleted_by", "updated_at"])
+    return "soft"
+
+
+@transaction.atomic
+def memory_restore(*, actor: User, memory_id) -> Memory:
+    memory = _get_writable(actor=actor, memory_id=memory_id)
+    if memory.deleted_at is None:
+        raise InvalidInput("This memory is not deleted, so there is nothing to restore.", field="memoryId")
+    memory.strength = memory.strength_before_delete if memory.strength_before_delete is not None else 1.0
+    memory.strength_before_delete = None
+    memory.deleted_at = None
+    memory.deleted_by = None
+    memory.save(update_fields=["strength_before_delete", "strength", "deleted_at", "deleted_by", "updated_at"])
+    return memory
+
+
+@transaction.atomic
+def memory_boost(*, actor: User, memory_id, amount: float = 0.1) -> Memory:
+    """Raise a memory's importance (curation from the admin and the dashboard)."""
+    amount = clean_unit(amount, field_name="amount")
+    memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False)
+    memory.importance = round(min(1.0, memory.importance + amount), 4)
+    memory.salience = round(min(1.0, memory.salience + amount / 2), 4)
+    memory.save(update_fields=["importance", "salience", "updated_at"])
+    return memory
+
+
+def memory_reinforce(*, memory_ids: list) -> int:
+    """Record an access of each memory (retrieval calls this for what it returns): count it, and add
+    strength, less when the memory was reinforced within the hour. One UPDATE for the whole page."""
+    if not memory_ids:
+        return 0
+    now = timezone.now()
+    recent = now - timezone.timedelta(seconds=REINFORCE_WINDOW_SECONDS)
+    step = Case(When(last_accessed_at__gte=recent, then=Value(REINFORCE_STEP / 2)), default=Value(REINFORCE_STEP),
+                output_field=FloatField())
+    return Memory.objects.filter(pk__in=memory_ids, deleted_at__isnull=True).update(
+        access_count=F("access_count") + 1, last_accessed_at=now, strength=Least(Value(1.0), F("strength") + step),
+    )
+
+
+def memory_decay(*, now=None) -> int:
+    """Bring every live memory's strength up to date (the periodic Celery task). Each run decays from
+    the memory's last update point (creation, access or previous decay), so running it often or
+    rarely gives the same strengths. Returns how many memories it touched."""
+    now = now or timezone.now()
+    factor = Case(*[When(primary_sector=s, then=Value(f)) for s, f in SECTOR_DECAY_FACTORS.items()],
+                  default=Value(1.0), output_field=FloatField())
+    # GREATEST skips NULLs in PostgreSQL, so never-accessed memories decay from creation.
+    days = RawSQL("EXTRACT(EPOCH FROM (%s - GREATEST(created_at, last_accessed_at, decayed_at))) / 86400.0",
+                  (now,), output_field=FloatField())
+    decayed = Greatest(Value(DECAY_FLOOR), F("strength") * Exp(-F("decay_rate") * factor * days))
+    return Memory.objects.filter(deleted_at__isnull=True, strength__gt=DECAY_FLOOR, created_at__lt=now).update(
+        strength=decayed, decayed_at=now,
+    )

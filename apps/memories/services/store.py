@@ -1,0 +1,117 @@
+"""Storing memories: validate, embed (outside any transaction), then write node, vectors and links."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import User
+from apps.cubes.selectors import cube_get_writable
+from apps.cubes.services import cube_ensure_personal
+from apps.memories.embeddings import embed_texts, sector_texts
+from apps.memories.models import SECTORS, Memory, MemoryEmbedding
+from apps.memories.services.linking import create_links
+from apps.memories.text import extract_keywords, urgency_salience, valence_arousal
+from apps.memories.validation import MAX_LABEL_CHARS, clean_content, clean_labels, clean_sector, clean_text, clean_unit
+from apps.core.exceptions import InvalidInput
+
+MAX_CONTEXT_CHARS = 2000
+MAX_ID_CHARS = 200
+
+
+@dataclass(frozen=True)
+class StoreResult:
+    memory: Memory
+    embeddings_generated: int
+    links_created: int
+
+
+def _clean_metadata(value) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidInput("metadata must be an object.", field="metadata")
+    return value
+
+
+def build_memory(*, actor: User, cube, content, primary_sector="semantic", session_id="", agent_id="",
+                 keywords=None, tags=None, category=None, context=None, importance=None, metadata=None,
+                 created_at=None) -> Memory:
+    """An unsaved, validated Memory with its derived fields (keywords, salience)."""
+    content = clean_content(content)
+    importance = clean_unit(importance, field_name="metadata.importance")
+    keywords = clean_labels(keywords, field_name="metadata.keywords") or extract_keywords(content)
+    # Salience: 0.5 plus 0.1 per urgency word, averaged with the stated importance when there is one.
+    salience = urgency_salience(content)
+    if importance is not None:
+        salience = (salience + importance) / 2
+    return Memory(
+        cube=cube, owner=actor, content=content, primary_sector=clean_sector(primary_sector),
+        session_id=clean_text(session_id, field_name="sessionId", max_chars=MAX_ID_CHARS),
+        agent_id=clean_text(agent_id, field_name="agentId", max_chars=MAX_ID_CHARS),
+        keywords=keywords, tags=clean_labels(tags, field_name="metadata.tags"),
+        category=clean_text(category, field_name="metadata.category", max_chars=MAX_LABEL_CHARS),
+        context=clean_text(context, field_name="metadata.context", max_chars=MAX_CONTEXT_CHARS),
+        importance=0.5 if importance is None else importance, salience=round(salience, 4),
+        metadata=_clean_metadata(metadata), created_at=created_at or timezone.now(),
+    )
+
+
+def embed_memories(memories: list[Memory]) -> list[dict[str, list[float]]]:
+    """The five sector vectors of each memory, in one batched model call."""
+    texts = []
+    for memory in memories:
+        valence, arousal = valence_arousal(memory.content)
+        by_sector = sector_texts(content=memory.content, created_at=memory.created_at, session_id=memory.session_id,
+                                 valence=valence, arousal=arousal)
+        texts.extend(by_sector[sector] for sector in SECTORS)
+    flat = embed_texts(texts)
+    width = len(SECTORS)
+    return [dict(zip(SECTORS, flat[i * width:(i + 1) * width])) for i in range(len(memories))]
+
+
+def _resolve_cube(actor: User, cube_id: str | None):
+    return cube_get_writable(actor=actor, cube_id=cube_id) if cube_id else cube_ensure_personal(actor=actor)
+
+
+def _persist(memory: Memory, vectors: dict[str, list[float]], *, link: bool) -> int:
+    created_at = memory.created_at
+    memory.save(force_insert=True)
+    if memory.created_at != created_at:  # auto_now_add overrides an imported timestamp
+        Memory.objects.filter(pk=memory.pk).update(created_at=created_at)
+        memory.created_at = created_at
+    MemoryEmbedding.objects.bulk_create(
+        [MemoryEmbedding(memory=memory, sector=sector, embedding=vector) for sector, vector in vectors.items()]
+    )
+    return len(create_links(memory, vectors)) if link else 0
+
+
+def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: str | None = None, **fields) -> StoreResult:
+    cube = _resolve_cube(actor, cube_id)
+    memory = build_memory(actor=actor, cube=cube, content=content, primary_sector=primary_sector, **fields)
+    [vectors] = embed_memories([memory])
+    with transaction.atomic():
+        links_created = _persist(memory, vectors, link=True)
+    return StoreResult(memory=memory, embeddings_generated=len(vectors), links_created=links_created)
+
+
+def memory_store_many(*, actor: User, items: list[dict], cube_id: str | None = None, link: bool = True) -> list[StoreResult]:
+    """Store a batch with one model call. Every item is validated before anything is written, so a bad
+    item leaves the whole batch unwritten; each item may carry its own ``created_at``."""
+    cube = _resolve_cube(actor, cube_id)
+    memories = []
+    for index, item in enumerate(items):
+        try:
+            memories.append(build_memory(actor=actor, cube=cube, **item))
+        except InvalidInput as exc:
+            raise InvalidInput(f"Item {index}: {exc.message}", field=exc.field, extra={"index": index}) from exc
+        except TypeError as exc:
+            raise InvalidInput(f"Item {index}: {exc}", extra={"index": index}) from exc
+    all_vectors = embed_memories(memories)
+    results = []
+    with transaction.atomic():
+        for memory, vectors in zip(memories, all_vectors):
+            links_created = _persist(memory, vectors, link=link)
+            results.append(StoreResult(memory=memory, embeddings_generated=len(vectors), links_created=links_created))
+    return results

@@ -1,0 +1,175 @@
+"""Input rules shared by every edge: services call these, so REST, MCP, pages and commands say the same.
+
+Messages follow the ThoughtMCP seed where it has one ("Content cannot be empty", "Invalid sector").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from apps.core.exceptions import InvalidInput
+from apps.memories.models import SECTORS
+
+MAX_LIMIT = 100
+MAX_LIST_ITEMS = 50
+MAX_LABEL_CHARS = 100
+
+
+def clean_content(value, *, field_name: str = "content") -> str:
+    if not isinstance(value, str):
+        raise InvalidInput("Content must be a string.", field=field_name)
+    if "\x00" in value:
+        raise InvalidInput("Content cannot contain NUL bytes (\\u0000): remove them.", field=field_name)
+    value = value.strip()
+    if not value:
+        raise InvalidInput("Content cannot be empty", field=field_name)
+    limit = settings.ENGRAM_MAX_CONTENT_CHARS
+    if len(value) > limit:
+        raise InvalidInput(
+            f"Content is {len(value)} characters long; the limit is {limit}. Split it into several memories.",
+            field=field_name,
+        )
+    return value
+
+
+def clean_sector(value, *, field_name: str = "primarySector") -> str:
+    if value not in SECTORS:
+        raise InvalidInput(f"Invalid sector {value!r}: use one of {', '.join(SECTORS)}.", field=field_name)
+    return value
+
+
+def clean_sectors(values, *, field_name: str = "sectors") -> list[str]:
+    if values is None:
+        return list(SECTORS)
+    if not isinstance(values, (list, tuple)):
+        raise InvalidInput(f"{field_name} must be a list of sectors.", field=field_name)
+    if not values:
+        raise InvalidInput(f"{field_name} cannot be empty: leave it out to search all sectors.", field=field_name)
+    return list(dict.fromkeys(clean_sector(v, field_name=field_name) for v in values))
+
+
+def clean_unit(value, *, field_name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInput(f"{field_name} must be a number between 0 and 1.", field=field_name)
+    if not 0.0 <= float(value) <= 1.0:
+        raise InvalidInput(f"{field_name} must be between 0 and 1, got {value}.", field=field_name)
+    return float(value)
+
+
+def clean_labels(values, *, field_name: str) -> list[str]:
+    if values is None:
+        return []
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
+        raise InvalidInput(f"{field_name} must be a list of strings.", field=field_name)
+    if len(values) > MAX_LIST_ITEMS:
+        raise InvalidInput(f"{field_name} has {len(values)} items; at most {MAX_LIST_ITEMS}.", field=field_name)
+    cleaned = []
+    for value in values:
+        value = value.strip()
+        if "\x00" in value:
+            raise InvalidInput(f"{field_name} cannot contain NUL bytes.", field=field_name)
+        if len(value) > MAX_LABEL_CHARS:
+            raise InvalidInput(f"Each of {field_name} has at most {MAX_LABEL_CHARS} characters.", field=field_name)
+        if value:
+            cleaned.append(value)
+    return list(dict.fromkeys(cleaned))
+
+
+def clean_text(value, *, field_name: str, max_chars: int) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field_name} must be a string.", field=field_name)
+    if "\x00" in value:
+        raise InvalidInput(f"{field_name} cannot contain NUL bytes.", field=field_name)
+    if len(value) > max_chars:
+        raise InvalidInput(f"{field_name} has at most {max_chars} characters.", field=field_name)
+    return value.strip()
+
+
+def clean_datetime(value, *, field_name: str) -> datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, str):
+        try:
+            parsed = parse_datetime(value)
+        except ValueError:
+            parsed = None
+        if parsed is None:
+            raise InvalidInput(
+                f"{field_name} is not an ISO 8601 date-time (e.g. 2025-12-07T10:30:00Z): {value!r}.", field=field_name
+            )
+    else:
+        raise InvalidInput(f"{field_name} must be an ISO 8601 date-time string.", field=field_name)
+    if timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed, timezone.utc)
+    return parsed
+
+
+def clean_limit(value, *, default: int = 10) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+        raise InvalidInput("limit must be a whole number from 1 to 100.", field="limit")
+    if not 1 <= value <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be from 1 to {MAX_LIMIT}, got {value}.", field="limit")
+    return int(value)
+
+
+def clean_offset(value) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+        raise InvalidInput("offset must be a whole number, 0 or more.", field="offset")
+    if value < 0:
+        raise InvalidInput(f"offset cannot be negative, got {value}.", field="offset")
+    return int(value)
+
+
+@dataclass
+class MemoryFilters:
+    """Every filter of retrieve and search, already validated."""
+
+    sectors: list[str] = field(default_factory=lambda: list(SECTORS))
+    primary_sector: str | None = None
+    min_strength: float | None = None
+    min_salience: float | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    keywords: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    category: str | None = None
+    cube_id: str | None = None
+    session_id: str | None = None
+    include_deleted: bool = False
+
+    @classmethod
+    def build(cls, *, sectors=None, primary_sector=None, min_strength=None, min_salience=None, date_start=None,
+              date_end=None, keywords=None, tags=None, category=None, cube_id=None, session_id=None,
+              include_deleted=False) -> "MemoryFilters":
+        start = clean_datetime(date_start, field_name="dateRange.start")
+        end = clean_datetime(date_end, field_name="dateRange.end")
+        if start and end and start > end:
+            raise InvalidInput("dateRange.start is after dateRange.end: swap them.", field="dateRange")
+        return cls(
+            sectors=clean_sectors(sectors),
+            primary_sector=clean_sector(primary_sector) if primary_sector is not None else None,
+            min_strength=clean_unit(min_strength, field_name="minStrength"),
+            min_salience=clean_unit(min_salience, field_name="minSalience"),
+            created_after=start,
+            created_before=end,
+            keywords=clean_labels(keywords, field_name="metadata.keywords"),
+            tags=clean_labels(tags, field_name="metadata.tags"),
+            category=clean_text(category, field_name="metadata.category", max_chars=MAX_LABEL_CHARS) or None,
+            cube_id=cube_id or None,
+            session_id=session_id or None,
+            include_deleted=bool(include_deleted),
+        )

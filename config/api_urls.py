@@ -1,0 +1,8 @@
+"""The REST API under /api/v1/: each app contributes its own urls module."""
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("apps.accounts.api.urls")),
+    path("", include("apps.cubes.api.urls")),
+    path("", include("apps.memories.api.urls")),
+]

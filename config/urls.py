@@ -1,0 +1,14 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from apps.core.health import healthz
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/v1/", include("config.api_urls")),
+    path("", include("apps.dashboard.urls")),
+]
