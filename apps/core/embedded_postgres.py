@@ -47,8 +47,14 @@ def status(var_dir: Path):
     return _ready_postmaster(pgdata) if pgdata.exists() else None
 
 
+# Loading the settings starts the server, so `manage.py embedded_postgres` could not otherwise tell
+# whether it was running before the command itself started.
+started_by_this_process = False
+
+
 def ensure_running(var_dir: Path) -> str:
     """Start the embedded server if it is not running; return a postgres URI for its superuser."""
+    global started_by_this_process
     var_dir.mkdir(parents=True, exist_ok=True)
     _prepare_runtime_dir(var_dir)
     pgdata = var_dir / "pgdata"
@@ -59,6 +65,7 @@ def ensure_running(var_dir: Path) -> str:
         server = pgserver.get_server(pgdata, cleanup_mode=None)
         uri = server.get_uri()
         _ensure_database(server)
+        started_by_this_process = True
     return uri
 
 

@@ -4,10 +4,14 @@ from config.env import env_bool, env_int, env_required
 from .base import *  # noqa: F401,F403
 
 DEBUG = False
-SECRET_KEY = env_required("DJANGO_SECRET_KEY", "generate one with `python -c 'import secrets; print(secrets.token_urlsafe(50))'`")
+SECRET_KEY = env_required(
+    "DJANGO_SECRET_KEY", "generate one with `python -c 'import secrets; print(secrets.token_urlsafe(50))'`"
+)
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
+# Load balancers and container health checks probe over plain HTTP from inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 60 * 60 * 24 * 30)

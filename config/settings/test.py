@@ -2,7 +2,7 @@
 import os
 
 from .base import *  # noqa: F401,F403
-from .base import DATABASES
+from .base import DATABASES, REDIS_URL, _sqlalchemy_broker_url
 
 SECRET_KEY = "engram-tests-only-not-secret"
 DEBUG = False
@@ -15,3 +15,8 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# The Celery broker (kombu's SQLAlchemy transport when REDIS_URL is unset) lives in the test database
+# too, so a worker started by a test sees the same data and leaves nothing behind.
+if not REDIS_URL:
+    CELERY_BROKER_URL = _sqlalchemy_broker_url({**DATABASES["default"], "NAME": DATABASES["default"]["TEST"]["NAME"]})

