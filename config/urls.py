@@ -12,3 +12,7 @@ urlpatterns = [
     path("api/v1/", include("config.api_urls")),
     path("", include("apps.dashboard.urls")),
 ]
+
+# Under /api/ these answer in the API's JSON error envelope; elsewhere Django's own pages.
+handler404 = "apps.core.api.errors.not_found_view"
+handler500 = "apps.core.api.errors.server_error_view"

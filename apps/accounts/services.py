@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import ApiToken, User
-from apps.core.exceptions import InvalidInput, NotFound
+from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 
 TOKEN_PREFIX = "eng_"
 VALID_SCOPES = {choice.value for choice in ApiToken.Scope}
@@ -39,16 +39,34 @@ class IssuedToken:
     raw: str
 
 
+def scopes_grantable_by(token: ApiToken) -> set[str]:
+    """What a token may hand on: its own scopes, and every scope when it holds admin."""
+    return set(VALID_SCOPES) if token.has_scope(ApiToken.Scope.ADMIN) else set(token.scopes)
+
+
 @transaction.atomic
-def token_create(*, actor: User, name: str, scopes, expires_at: datetime | None = None) -> IssuedToken:
+def token_create(*, actor: User, name: str, scopes, expires_at: datetime | None = None,
+                 issuer: ApiToken | None = None) -> IssuedToken:
+    """``issuer`` is the token that authenticated the request, when one did (REST, MCP): a token
+    cannot mint a token stronger than itself (a leaked write token never yields an admin one)."""
     name = (name or "").strip()
     if not name:
         raise InvalidInput("Give the token a name, so that you can recognise it later.", field="name")
     if len(name) > 100:
         raise InvalidInput("A token name has at most 100 characters.", field="name")
+    if "\x00" in name:
+        raise InvalidInput("A token name cannot contain NUL bytes.", field="name")
     scopes = parse_scopes(scopes)
     if "admin" in scopes and not actor.is_staff:
         raise InvalidInput("Only staff users may hold the admin scope.", field="scopes")
+    if issuer is not None:
+        beyond = [scope for scope in scopes if scope not in scopes_grantable_by(issuer)]
+        if beyond:
+            raise PermissionDenied(
+                f"This token cannot grant the {', '.join(beyond)} scope: a token may only create tokens with "
+                f"scopes it holds ({', '.join(issuer.scopes)}). Use a stronger token or the dashboard.",
+                extra={"field": "scopes"},
+            )
     if expires_at is not None and expires_at <= timezone.now():
         raise InvalidInput("The expiry must be in the future.", field="expires_at")
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)

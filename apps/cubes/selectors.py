@@ -1,11 +1,14 @@
 """Who may read or write which cube. Every memory query goes through these."""
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet
+import re
+
+from django.db.models import Case, CharField, Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db.models.functions import Coalesce
 
 from apps.accounts.models import User
 from apps.core.exceptions import NotFound, PermissionDenied
-from apps.cubes.models import Cube, CubeMembership
+from apps.cubes.models import CUBE_ID_PATTERN, Cube, CubeMembership
 
 WRITE_ROLES = (CubeMembership.Role.WRITER, CubeMembership.Role.ADMIN)
 
@@ -25,15 +28,39 @@ def cube_ids_writable(*, actor: User) -> QuerySet:
     ).values("id")
 
 
+def _get_cube(queryset: QuerySet[Cube], cube_id) -> Cube:
+    # An id that breaks the id pattern (a NUL byte, a slash) cannot exist, so it never reaches SQL.
+    valid = isinstance(cube_id, str) and re.fullmatch(CUBE_ID_PATTERN, cube_id)
+    cube = queryset.filter(pk=cube_id).first() if valid else None
+    if cube is None:
+        raise NotFound(f"Cube '{cube_id}' not found.", extra={"field": "cube"})
+    return cube
+
+
 def cube_list(*, actor: User) -> QuerySet[Cube]:
     return cubes_readable(actor=actor).select_related("owner").order_by("-is_personal", "name")
 
 
+def cube_list_with_stats(*, actor: User) -> QuerySet[Cube]:
+    """cube_list plus, in the same query, the actor's role (owner, admin, writer or reader) and the count
+    of live memories of each cube."""
+    membership_role = CubeMembership.objects.filter(cube=OuterRef("pk"), user=actor).values("role")[:1]
+    live_memories = (
+        Cube.objects.filter(pk=OuterRef("pk"))
+        .annotate(count=Count("memories", filter=Q(memories__deleted_at__isnull=True))).values("count")
+    )
+    return cube_list(actor=actor).annotate(
+        role=Case(When(owner=actor, then=Value("owner")), default=Subquery(membership_role), output_field=CharField()),
+        memory_count=Coalesce(Subquery(live_memories, output_field=IntegerField()), Value(0)),
+    )
+
+
+def cube_get_with_stats(*, actor: User, cube_id: str) -> Cube:
+    return _get_cube(cube_list_with_stats(actor=actor), cube_id)
+
+
 def cube_get_readable(*, actor: User, cube_id: str) -> Cube:
-    cube = cubes_readable(actor=actor).filter(pk=cube_id).first()
-    if cube is None:
-        raise NotFound(f"Cube '{cube_id}' not found.", extra={"field": "cube"})
-    return cube
+    return _get_cube(cubes_readable(actor=actor), cube_id)
 
 
 def cube_get_writable(*, actor: User, cube_id: str) -> Cube:

@@ -72,12 +72,14 @@ def memory_get(*, actor: User, memory_id, include_deleted: bool = True) -> Memor
 
 
 def memory_list(*, actor: User, cube_id: str | None = None, include_deleted: bool = False,
-                only_deleted: bool = False) -> QuerySet[Memory]:
+                only_deleted: bool = False, primary_sector: str | None = None) -> QuerySet[Memory]:
     queryset = memories_readable(actor=actor, include_deleted=include_deleted or only_deleted)
     if only_deleted:
         queryset = queryset.filter(deleted_at__isnull=False)
     if cube_id:
         queryset = queryset.filter(cube_id=cube_id)
+    if primary_sector:
+        queryset = queryset.filter(primary_sector=primary_sector)
     return queryset.select_related("cube").annotate(link_count=Count("outgoing_links", distinct=True)
                                                      + Count("incoming_links", distinct=True)).order_by("-created_at")
 

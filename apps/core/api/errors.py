@@ -1,6 +1,7 @@
 """One error envelope for the REST API: {"error": {"code", "message", "details"}}."""
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -15,8 +16,17 @@ DOMAIN_STATUS = {
 }
 
 
-def error_response(code: str, message: str, details=None, *, http_status: int) -> Response:
-    return Response({"error": {"code": code, "message": message, "details": details or {}}}, status=http_status)
+API_PATH_PREFIX = "/api/"
+# Headers DRF sets on an error response that clients rely on (how to authenticate, when to retry).
+KEPT_HEADERS = ("WWW-Authenticate", "Retry-After")
+
+
+def error_body(code: str, message: str, details=None) -> dict:
+    return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+def error_response(code: str, message: str, details=None, *, http_status: int, headers=None) -> Response:
+    return Response(error_body(code, message, details), status=http_status, headers=headers)
 
 
 def _first_message(detail) -> str:
@@ -40,8 +50,26 @@ def exception_handler(exc, context):
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
+    headers = {name: response[name] for name in KEPT_HEADERS if name in response}
     if isinstance(exc, exceptions.ValidationError):
-        return error_response("invalid_input", _first_message(exc.detail), exc.detail, http_status=response.status_code)
+        return error_response("invalid_input", _first_message(exc.detail), exc.detail,
+                              http_status=response.status_code, headers=headers)
     code = getattr(exc, "default_code", "error")
     detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
-    return error_response(code, str(detail), None, http_status=response.status_code)
+    return error_response(code, str(detail), None, http_status=response.status_code, headers=headers)
+
+
+def not_found_view(request, exception):
+    """Django's 404 handler: the envelope under /api/, the normal page elsewhere."""
+    if request.path.startswith(API_PATH_PREFIX):
+        message = f"There is no API endpoint at {request.path}. The endpoints are listed at /api/docs/."
+        return JsonResponse(error_body("not_found", message), status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error_view(request):
+    """Django's 500 handler: the envelope under /api/, the normal page elsewhere."""
+    if request.path.startswith(API_PATH_PREFIX):
+        message = "Internal server error. It has been logged; please try again or report it."
+        return JsonResponse(error_body("server_error", message), status=500)
+    return defaults.server_error(request)

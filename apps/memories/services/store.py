@@ -27,11 +27,24 @@ class StoreResult:
     links_created: int
 
 
+def _holds_nul(value) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_nul(item) for item in value)
+    return False
+
+
 def _clean_metadata(value) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise InvalidInput("metadata must be an object.", field="metadata")
+    # PostgreSQL's jsonb cannot hold \u0000; refuse it here rather than fail in the INSERT.
+    if _holds_nul(value):
+        raise InvalidInput("metadata cannot contain NUL bytes (\\u0000): remove them.", field="metadata")
     return value
 
 

@@ -1,0 +1,210 @@
+"""REST shapes of memories. Requests declare types and ranges (for clear 400s and the OpenAPI schema);
+the services own every other rule, so REST, MCP and the dashboard refuse the same things."""
+from django.conf import settings
+from rest_framework import serializers
+
+from apps.core.api.serializers import (
+    JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer, StrictSerializer,
+)
+from apps.cubes.api.serializers import CubeIdField
+from apps.memories.models import SECTORS, Memory, MemoryLink, Sector
+from apps.memories.services.retrieval import MAX_QUERY_CHARS
+from apps.memories.services.store import MAX_CONTEXT_CHARS, MAX_ID_CHARS
+from apps.memories.validation import MAX_LABEL_CHARS, MAX_LIMIT, MAX_LIST_ITEMS
+
+SECTOR_HELP = f"One of {', '.join(SECTORS)}."
+CONTENT_HELP = f"The memory's text: not empty, at most {settings.ENGRAM_MAX_CONTENT_CHARS} characters."
+SCORE_FIELDS = ["score", "relevance", "dense", "lexical", "recency", "link_weight"]
+SEARCH_HIT_FIELDS = [*SCORE_FIELDS, "highlight", "matched_terms"]
+
+
+class SectorField(serializers.ChoiceField):
+    def __init__(self, **kwargs):
+        kwargs.setdefault("help_text", SECTOR_HELP)
+        super().__init__(choices=Sector.choices, error_messages={
+            "invalid_choice": f'Invalid sector "{{input}}": use one of {", ".join(SECTORS)}.',
+        }, **kwargs)
+
+
+def label_list_field(help_text: str) -> serializers.ListField:
+    return serializers.ListField(
+        child=JSONCharField(max_length=MAX_LABEL_CHARS, allow_blank=True), max_length=MAX_LIST_ITEMS,
+        required=False, help_text=f"{help_text} At most {MAX_LIST_ITEMS}, each up to {MAX_LABEL_CHARS} characters.",
+    )
+
+
+def unit_field(help_text: str, **kwargs) -> JSONFloatField:
+    return JSONFloatField(min_value=0.0, max_value=1.0, required=False, help_text=f"{help_text} From 0 to 1.", **kwargs)
+
+
+# --- Responses -----------------------------------------------------------------------------------
+
+class MemorySerializer(serializers.ModelSerializer):
+    cube = serializers.CharField(source="cube_id", help_text="The id of the cube the memory belongs to.")
+
+    class Meta:
+        model = Memory
+        fields = [
+            "id", "cube", "kind", "content", "primary_sector", "importance", "salience", "strength", "decay_rate",
+            "access_count", "last_accessed_at", "session_id", "agent_id", "keywords", "tags", "category",
+            "context", "metadata", "created_at", "updated_at", "deleted_at",
+        ]
+        read_only_fields = fields
+
+
+class MemoryListItemSerializer(MemorySerializer):
+    link_count = serializers.IntegerField(help_text="Links of the memory, both directions.")
+
+    class Meta(MemorySerializer.Meta):
+        fields = [*MemorySerializer.Meta.fields, "link_count"]
+        read_only_fields = fields
+
+
+class MemoryBriefSerializer(serializers.ModelSerializer):
+    cube = serializers.CharField(source="cube_id")
+
+    class Meta:
+        model = Memory
+        fields = ["id", "cube", "content", "primary_sector", "deleted_at"]
+        read_only_fields = fields
+
+
+class MemoryLinkSerializer(serializers.ModelSerializer):
+    source = MemoryBriefSerializer()
+    target = MemoryBriefSerializer()
+
+    class Meta:
+        model = MemoryLink
+        fields = ["id", "link_type", "weight", "traversal_count", "created_at", "source", "target"]
+        read_only_fields = fields
+
+
+class ScoredMemorySerializer(MemorySerializer):
+    """A memory with the scores retrieval gave it (a ScoredMemory of memories.services.retrieval)."""
+
+    score = serializers.FloatField(help_text="0.6 relevance + 0.2 salience + 0.1 recency + 0.1 link weight.")
+    relevance = serializers.FloatField(help_text="Fused dense and lexical similarity to the text.")
+    dense = serializers.FloatField(help_text="Best cosine similarity over the requested sectors.")
+    lexical = serializers.FloatField(help_text="Full-text rank, relative to the best match of this query.")
+    recency = serializers.FloatField()
+    link_weight = serializers.FloatField(help_text="Mean weight of the memory's links.")
+
+    score_fields = SCORE_FIELDS
+
+    class Meta(MemorySerializer.Meta):
+        fields = [*MemorySerializer.Meta.fields, *SCORE_FIELDS]
+        read_only_fields = fields
+
+    def to_representation(self, item):
+        data = MemorySerializer(context=self.context).to_representation(item.memory)
+        data.update({name: getattr(item, name) for name in self.score_fields})
+        return data
+
+
+class SearchHitSerializer(ScoredMemorySerializer):
+    highlight = serializers.CharField(help_text="The content, HTML-escaped, with <b> around the matches.")
+    matched_terms = serializers.ListField(child=serializers.CharField())
+
+    score_fields = SEARCH_HIT_FIELDS
+
+    class Meta(ScoredMemorySerializer.Meta):
+        fields = [*MemorySerializer.Meta.fields, *SEARCH_HIT_FIELDS]
+        read_only_fields = fields
+
+
+class RetrieveResponseSerializer(serializers.Serializer):
+    results = ScoredMemorySerializer(many=True)
+    total_count = serializers.IntegerField(help_text="Memories matching the filters, before limit and offset.")
+
+
+class SearchResponseSerializer(RetrieveResponseSerializer):
+    results = SearchHitSerializer(many=True)
+    search_type = serializers.ChoiceField(
+        choices=["full-text", "hybrid", "metadata"],
+        help_text="full-text for boolean queries (AND, OR, NOT, quotes), hybrid for plain words, "
+                  "metadata without text.",
+    )
+
+
+# --- Requests ------------------------------------------------------------------------------------
+
+class MemoryFieldsSerializer(StrictSerializer):
+    """The fields that storing and updating share."""
+
+    content = JSONCharField(required=False, allow_blank=True, trim_whitespace=False, help_text=CONTENT_HELP)
+    primary_sector = SectorField(required=False)
+    keywords = label_list_field("Keywords; extracted from the content when left out.")
+    tags = label_list_field("Tags.")
+    category = JSONCharField(max_length=MAX_LABEL_CHARS, required=False, allow_blank=True)
+    context = JSONCharField(max_length=MAX_CONTEXT_CHARS, required=False, allow_blank=True)
+    importance = unit_field("How much the memory matters.")
+    metadata = serializers.DictField(required=False, help_text="Free JSON object, kept as given.")
+
+
+class MemoryStoreSerializer(MemoryFieldsSerializer):
+    content = JSONCharField(allow_blank=True, trim_whitespace=False, help_text=CONTENT_HELP)
+    primary_sector = SectorField(default="semantic")
+    cube = CubeIdField(required=False, help_text="A cube you may write to; your personal cube when left out.")
+    session_id = JSONCharField(max_length=MAX_ID_CHARS, required=False, allow_blank=True)
+    agent_id = JSONCharField(max_length=MAX_ID_CHARS, required=False, allow_blank=True)
+
+
+class MemoryUpdateSerializer(MemoryFieldsSerializer):
+    salience = unit_field("How much the memory stands out.")
+    strength = unit_field("How firmly the memory is held; decays over time, access reinforces it.")
+
+    def validate(self, attrs):
+        if not attrs:
+            raise serializers.ValidationError(f"Give at least one field to change: {', '.join(self.fields)}.")
+        return attrs
+
+
+class NoBodySerializer(StrictSerializer):
+    """An operation that takes no body: any field sent is refused rather than silently ignored."""
+
+
+class DateRangeSerializer(StrictSerializer):
+    start = serializers.DateTimeField(required=False, allow_null=True, help_text="ISO 8601; created at or after.")
+    end = serializers.DateTimeField(required=False, allow_null=True, help_text="ISO 8601; created at or before.")
+
+
+class MemoryQuerySerializer(StrictSerializer):
+    """The body of retrieve and search."""
+
+    text = JSONCharField(
+        required=False, allow_blank=True, trim_whitespace=False, max_length=MAX_QUERY_CHARS,
+        help_text="What to look for. Search also understands AND, OR, NOT, -word and \"quoted phrases\".",
+    )
+    sectors = serializers.ListField(child=SectorField(), allow_empty=False, required=False,
+                                    help_text="Sectors whose vectors are compared; all when left out.")
+    primary_sector = SectorField(required=False, help_text="Only memories of this primary sector.")
+    min_strength = unit_field("Only memories at least this strong.")
+    min_salience = unit_field("Only memories at least this salient.")
+    date_range = DateRangeSerializer(required=False, help_text="Only memories created in this range.")
+    keywords = label_list_field("Only memories with any of these keywords.")
+    tags = label_list_field("Only memories with all of these tags.")
+    category = JSONCharField(max_length=MAX_LABEL_CHARS, required=False, allow_blank=True)
+    cube = CubeIdField(required=False, help_text="Only memories of this cube.")
+    session_id = JSONCharField(max_length=MAX_ID_CHARS, required=False, allow_blank=True)
+    limit = JSONIntegerField(min_value=1, max_value=MAX_LIMIT, default=10)
+    offset = JSONIntegerField(min_value=0, default=0)
+
+
+class MemoryListQuerySerializer(PageQuerySerializer):
+    cube = CubeIdField(required=False, help_text="Only memories of this cube.")
+    deleted = serializers.ChoiceField(
+        choices=["exclude", "include", "only"], default="exclude",
+        help_text="Soft-deleted memories: exclude (default), include, or only them.",
+    )
+    sector = SectorField(required=False, help_text="Only memories of this primary sector.")
+
+
+class MemoryDeleteQuerySerializer(StrictSerializer):
+    hard = serializers.BooleanField(
+        default=False, help_text="true removes the memory with its vectors and links for good; "
+                                 "by default it is soft-deleted and can be restored.",
+    )
+
+
+class MemoryLinksQuerySerializer(PageQuerySerializer):
+    direction = serializers.ChoiceField(choices=["both", "outgoing", "incoming"], default="both")

@@ -1,0 +1,42 @@
+"""Every failure of the REST API, including Django's own 404 and 500, comes in the one envelope."""
+import pytest
+from django.test import RequestFactory
+
+from apps.core.api.errors import server_error_view
+from tests.api.envelope import assert_error
+
+pytestmark = pytest.mark.django_db
+
+
+def test_no_credentials_is_401_with_a_bearer_challenge(anonymous):
+    response = anonymous.get("/api/v1/memories/")
+    assert_error(response, 401, code="not_authenticated")
+    assert response["WWW-Authenticate"] == "Bearer"
+
+
+@pytest.mark.parametrize("header", ["Bearer eng_not-a-real-token", "Bearer", "Bearer two parts"])
+def test_a_bad_token_is_401(anonymous, header):
+    anonymous.credentials(HTTP_AUTHORIZATION=header)
+    assert_error(anonymous.post("/api/v1/memories/retrieve/", {}, format="json"), 401, code="authentication_failed")
+
+
+def test_an_unsupported_method_is_405(api):
+    assert_error(api.put("/api/v1/memories/", {}, format="json"), 405, code="method_not_allowed")
+
+
+def test_an_unknown_api_path_is_a_json_404(api):
+    error = assert_error(api.get("/api/v1/no-such-thing/"), 404, code="not_found")
+    assert "/api/docs/" in error["message"]
+
+
+def test_a_server_error_under_api_is_a_json_500():
+    response = server_error_view(RequestFactory().get("/api/v1/memories/"))
+    assert response.status_code == 500
+    assert response["Content-Type"] == "application/json"
+    assert b'"code": "server_error"' in response.content
+
+
+def test_a_server_error_elsewhere_keeps_the_html_page():
+    response = server_error_view(RequestFactory().get("/memories/"))
+    assert response.status_code == 500
+    assert response["Content-Type"].startswith("text/html")

@@ -1,0 +1,59 @@
+"""The OpenAPI schema is complete and valid, and the Swagger UI works offline (no CDN)."""
+import re
+
+import pytest
+import yaml
+from django.contrib.staticfiles import finders
+from django.core.management import call_command
+
+pytestmark = pytest.mark.django_db
+
+OPERATIONS = {
+    "/api/v1/memories/": {"get", "post"},
+    "/api/v1/memories/{memory_id}/": {"get", "patch", "delete"},
+    "/api/v1/memories/{memory_id}/restore/": {"post"},
+    "/api/v1/memories/{memory_id}/links/": {"get"},
+    "/api/v1/memories/retrieve/": {"post"},
+    "/api/v1/memories/search/": {"post"},
+    "/api/v1/tokens/": {"get", "post"},
+    "/api/v1/tokens/{token_id}/": {"delete"},
+    "/api/v1/cubes/": {"get"},
+    "/api/v1/cubes/{cube_id}/": {"get"},
+}
+
+
+def test_spectacular_validates_without_warnings(tmp_path):
+    target = tmp_path / "schema.yaml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(target))
+    assert yaml.safe_load(target.read_text())["openapi"].startswith("3.")
+
+
+def test_schema_lists_every_operation_with_bearer_security_and_error_envelope(client):
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    schema = response.json()
+    paths = {path: set(operations) for path, operations in schema["paths"].items() if path.startswith("/api/v1/")}
+    assert paths == OPERATIONS
+    bearer = schema["components"]["securitySchemes"]["bearerAuth"]
+    assert (bearer["type"], bearer["scheme"]) == ("http", "bearer")
+    for path, operations in OPERATIONS.items():
+        for method in operations:
+            operation = schema["paths"][path][method]
+            assert {"bearerAuth": []} in operation["security"], (path, method)
+            assert operation["responses"]["401"]["content"]["application/json"]["schema"] == {
+                "$ref": "#/components/schemas/ErrorEnvelope"
+            }, (path, method)
+    store = schema["components"]["schemas"]["MemoryStoreRequest"]
+    assert store["required"] == ["content"]
+    assert store["properties"]["importance"]["maximum"] == 1
+
+
+def test_swagger_ui_is_served_without_a_cdn(client):
+    response = client.get("/api/docs/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert not re.search(r"cdn|jsdelivr|unpkg", page, re.IGNORECASE)
+    assets = re.findall(r'(?:src|href)="/static/([^"]+)"', page)
+    assert any("swagger-ui-bundle" in asset for asset in assets)
+    for asset in assets:
+        assert finders.find(asset), asset
