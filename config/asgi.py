@@ -1,7 +1,31 @@
+"""The ASGI application: MCP under /mcp, Django for every other HTTP request.
+
+Served by uvicorn (`manage.py serve`, lifespan on). `/mcp` bypasses Django's middleware: the MCP
+edge does its own bearer-token auth. Add other protocols (websockets) to the router below.
+"""
 import os
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-application = get_asgi_application()
+# Sets Django up, so it comes before anything that imports models.
+django_application = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter  # noqa: E402
+
+from apps.mcp.asgi import McpEdge  # noqa: E402
+
+mcp_edge = McpEdge()
+
+
+async def http_application(scope, receive, send):
+    if McpEdge.handles(scope["path"]):
+        return await mcp_edge(scope, receive, send)
+    return await django_application(scope, receive, send)
+
+
+application = ProtocolTypeRouter({
+    "http": http_application,
+    "lifespan": mcp_edge.lifespan,
+})

@@ -1,0 +1,113 @@
+"""Who is calling an MCP tool, and as whom the tool may act.
+
+Over HTTP the SDK's bearer middleware asks ``EngramTokenVerifier`` about the token and keeps the
+answer in its auth context for the request; stdio authenticates once at start and enters the same
+context with ``authenticated``. Tools read it with ``current_caller``, so both transports share
+one rule set: the token's scopes gate reads and writes, and the ``userId`` argument may only name
+the token's own user, unless a staff user's token holds the admin scope.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from channels.db import database_sync_to_async
+from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken, TokenVerifier
+from pydantic import ConfigDict, Field
+
+from apps.accounts.models import ApiToken, User
+from apps.accounts.selectors import token_authenticate, user_resolve
+from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
+
+READ, WRITE, ADMIN = (scope.value for scope in (ApiToken.Scope.READ, ApiToken.Scope.WRITE, ApiToken.Scope.ADMIN))
+
+
+@dataclass(frozen=True)
+class Caller:
+    user: User
+    scopes: frozenset[str]
+
+    def require_scope(self, scope: str) -> None:
+        if scope not in self.scopes and ADMIN not in self.scopes:
+            raise PermissionDenied(
+                f"This token lacks the {scope} scope this tool needs.",
+                extra={"suggestion": f"Use a token with the {scope} scope (create one in the dashboard or with "
+                                     f"`manage.py create_token --scopes read,write`)."},
+            )
+
+    def may_act_for_others(self) -> bool:
+        return self.user.is_staff and ADMIN in self.scopes
+
+    def is_named_by(self, identifier: str) -> bool:
+        return identifier in {self.user.get_username(), str(self.user.pk)}
+
+
+class EngramAccessToken(AccessToken):
+    """The SDK's access token, carrying the Engram caller it was verified for."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    caller: Caller = Field(exclude=True)
+
+
+def access_token_for(token: ApiToken) -> EngramAccessToken:
+    return EngramAccessToken(
+        token=token.prefix,
+        client_id=f"engram-token-{token.pk}",
+        subject=str(token.user_id),
+        scopes=list(token.scopes),
+        expires_at=int(token.expires_at.timestamp()) if token.expires_at else None,
+        caller=Caller(user=token.user, scopes=frozenset(token.scopes)),
+    )
+
+
+def authenticate_token(raw: str) -> EngramAccessToken | None:
+    token = token_authenticate(raw=raw)
+    return access_token_for(token) if token is not None else None
+
+
+class EngramTokenVerifier(TokenVerifier):
+    """Engram API tokens (``Authorization: Bearer eng_...``) for the SDK's bearer middleware."""
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        return await database_sync_to_async(authenticate_token)(token)
+
+
+@contextmanager
+def authenticated(access_token: EngramAccessToken) -> Iterator[None]:
+    """Run the enclosed MCP serving as this token's caller (stdio, in-process clients)."""
+    reset = auth_context_var.set(AuthenticatedUser(access_token))
+    try:
+        yield
+    finally:
+        auth_context_var.reset(reset)
+
+
+def current_caller() -> Caller:
+    access_token = get_access_token()
+    if not isinstance(access_token, EngramAccessToken):
+        raise PermissionDenied("Authentication required: send an Engram API token as 'Authorization: Bearer <token>'.")
+    return access_token.caller
+
+
+async def acting_user(caller: Caller, identifier: str) -> User:
+    """The user a tool acts for, from its ``userId`` argument. Arguments never widen access: only a
+    staff token with the admin scope may name somebody else."""
+    identifier = identifier.strip()
+    if not identifier:
+        raise InvalidInput("Missing required parameter: userId", field="userId")
+    if caller.is_named_by(identifier):
+        return caller.user
+    if not caller.may_act_for_others():
+        raise PermissionDenied(
+            "userId does not match the authenticated user",
+            extra={"field": "userId", "suggestion": f"Use your own user id: {caller.user.get_username()!r} "
+                                                    f"(or {caller.user.pk})."},
+        )
+    user = await database_sync_to_async(user_resolve)(identifier=identifier)
+    if user is None or not user.is_active:
+        raise NotFound(f"User {identifier!r} not found", extra={"field": "userId"})
+    return user

@@ -1,0 +1,57 @@
+"""The one place where the MCP edge turns exceptions into tool failures.
+
+Every profile's envelope renders a ``ToolFailure``; nothing else in the edge inspects exceptions.
+Messages of domain errors are already written for the caller (and follow the ThoughtMCP seed where
+it has one); argument validation errors are phrased here, naming the field at fault.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from apps.core.exceptions import DomainError
+
+MISSING_PARAMETER = "Missing required parameter"
+INTERNAL_ERROR = "Internal server error"
+
+
+@dataclass(frozen=True)
+class ToolFailure:
+    message: str
+    code: str
+    field: str | None = None
+    suggestion: str | None = None
+
+
+def tool_failure(exc: Exception) -> ToolFailure:
+    if isinstance(exc, DomainError):
+        return ToolFailure(message=exc.message, code=exc.code, field=exc.extra.get("field"),
+                           suggestion=exc.extra.get("suggestion"))
+    if isinstance(exc, ValidationError):
+        return _argument_failure(exc)
+    # Whatever went wrong stays in the server log: a client never sees internals.
+    return ToolFailure(message=INTERNAL_ERROR, code="internal_error",
+                       suggestion="Try again; if it keeps failing, tell the Engram operator.")
+
+
+def _argument_failure(exc: ValidationError) -> ToolFailure:
+    errors = exc.errors(include_url=False)
+    missing = [_field_path(error["loc"]) for error in errors if error["type"] == "missing"]
+    if missing:
+        return ToolFailure(message=f"{MISSING_PARAMETER}: {', '.join(missing)}", code="invalid_input",
+                           field=missing[0], suggestion=f"Provide {', '.join(missing)}.")
+    first = errors[0]
+    field = _field_path(first["loc"])
+    if first["type"] == "extra_forbidden":
+        return ToolFailure(message=f"Unknown parameter: {field}", code="invalid_input", field=field,
+                           suggestion=f"Remove {field}: the tool's input schema does not have it (names are camelCase).")
+    return ToolFailure(message=f"Invalid {field}: {first['msg']}", code="invalid_input", field=field,
+                       suggestion=f"Send {field} as the tool's input schema describes.")
+
+
+def _field_path(loc: tuple) -> str:
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path

@@ -1,0 +1,70 @@
+"""Builds one SDK ``MCPServer`` per profile, and runs every tool call the same way.
+
+The SDK derives a tool's input schema and validation from a function signature; a profile instead
+states its seed's schema as a model. So each tool is registered with the model's advertised schema
+and receives the raw arguments, which ``run_tool`` validates itself: bad arguments then come back
+in the profile's own envelope (with ``isError``), like every other failure, not as SDK text.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp_types import CallToolResult
+from pydantic import ConfigDict, ValidationError
+
+from apps.core.exceptions import DomainError
+from apps.mcp.auth import acting_user, current_caller
+from apps.mcp.errors import tool_failure
+from apps.mcp.profile import Profile, ToolSpec
+from apps.mcp.schema import advertised_schema
+
+logger = logging.getLogger(__name__)
+
+SERVER_VERSION = "1.0.0"
+
+
+class RawArguments(ArgModelBase):
+    """Hands a tool's arguments over untouched, as one ``arguments`` keyword."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def model_dump_one_level(self) -> dict[str, Any]:
+        return {"arguments": dict(self.model_extra or {})}
+
+
+async def run_tool(profile: Profile, spec: ToolSpec, arguments: dict[str, Any]) -> CallToolResult:
+    started = time.perf_counter()
+    try:
+        caller = current_caller()
+        caller.require_scope(spec.scope)
+        params = spec.input_model.model_validate(arguments)
+        actor = await acting_user(caller, getattr(params, spec.acts_for_field)) if spec.acts_for_field else caller.user
+        data = await spec.adapter(actor, params)
+    except Exception as exc:
+        if not isinstance(exc, (DomainError, ValidationError)):
+            logger.exception("MCP tool %s/%s failed", profile.name, spec.name)
+        return profile.envelope.failure(tool_failure(exc))
+    elapsed_ms = round((time.perf_counter() - started) * 1000)
+    return profile.envelope.success(data, components_used=spec.components_used, processing_ms=elapsed_ms)
+
+
+def _sdk_tool(profile: Profile, spec: ToolSpec) -> Tool:
+    async def call(arguments: dict[str, Any]) -> CallToolResult:
+        return await run_tool(profile, spec, arguments)
+
+    return Tool(
+        fn=call, name=spec.name, description=spec.description, parameters=advertised_schema(spec.input_model),
+        fn_metadata=FuncMetadata(arg_model=RawArguments), is_async=True,
+    )
+
+
+def build_server(profile: Profile) -> MCPServer:
+    return MCPServer(
+        name=f"engram-{profile.name}", title=f"Engram: {profile.title}", description=profile.description,
+        version=SERVER_VERSION, tools=[_sdk_tool(profile, spec) for spec in profile.tools],
+    )
