@@ -1,0 +1,210 @@
+"""Forms of the dashboard. They only parse what people type into the shapes that services take
+(numbers, lists, dates); the rules themselves (empty content, ranges, sizes, scopes) belong to the
+services, whose InvalidInput errors `add_service_error` puts next to the input they are about."""
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta
+
+from django import forms
+from django.core import validators
+from django.forms.utils import pretty_name
+from django.utils import timezone
+
+from apps.accounts.models import ApiToken
+from apps.core.exceptions import DomainError
+from apps.memories.models import Sector
+
+# Beyond this a date overflows; nobody needs a token for longer than a century.
+MAX_EXPIRY_DAYS = 36500
+SEARCH_PAGE_SIZES = [(10, "10"), (20, "20"), (50, "50"), (100, "100")]
+
+
+def add_service_error(form: forms.Form, error: DomainError) -> None:
+    """Show a service's error on the form field it names (``form.service_fields`` translates the
+    service's field names, such as ``metadata.importance``), or above the form when it names none."""
+    service_field = error.extra.get("field")
+    field = getattr(form, "service_fields", {}).get(service_field, service_field)
+    if field not in form.fields:
+        form.add_error(None, error.message)
+        return
+    message = error.message
+    if service_field and message.startswith(f"{service_field} "):
+        # "metadata.importance must be ..." is the API's name; next to the input, say the label people see.
+        message = f"{form.fields[field].label or pretty_name(field)}{message[len(service_field):]}"
+    form.add_error(field, message)
+
+
+class ServiceCheckedTextField(forms.CharField):
+    """Free text passed to the service as typed: the service says what is wrong with it (empty, NUL
+    bytes, too long) in the same words on every edge, so the form adds no rules of its own."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("strip", False)
+        super().__init__(**kwargs)
+        self.validators = [v for v in self.validators if not isinstance(v, validators.ProhibitNullCharactersValidator)]
+
+    def to_python(self, value) -> str:
+        # Browsers send textarea line breaks as CRLF; stored text uses LF, so unchanged text compares equal.
+        return super().to_python(value).replace("\r\n", "\n")
+
+
+class LabelListField(forms.CharField):
+    """Comma-separated labels -> a list of strings (the service trims, deduplicates and limits them)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("help_text", "Separate them with commas.")
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value):
+        return ", ".join(value) if isinstance(value, (list, tuple)) else value
+
+    def to_python(self, value) -> list[str]:
+        text = super().to_python(value)
+        return [item.strip() for item in text.split(",") if item.strip()]
+
+    def has_changed(self, initial, data) -> bool:
+        return list(initial or []) != self.to_python(data)
+
+
+def _unit_field(label: str, help_text: str) -> forms.FloatField:
+    # No min/max here: the service checks the range and says so next to the field.
+    return forms.FloatField(
+        label=label, required=False, help_text=help_text,
+        widget=forms.NumberInput(attrs={"step": "0.05", "inputmode": "decimal"}),
+    )
+
+
+class MemoryFields(forms.Form):
+    """The fields that storing and editing share."""
+
+    content = ServiceCheckedTextField(widget=forms.Textarea(attrs={"rows": 6, "autofocus": True}))
+    primary_sector = forms.ChoiceField(label="Primary sector", choices=Sector.choices, initial=Sector.SEMANTIC)
+    importance = _unit_field("Importance", "From 0 to 1; leave empty for the default (0.5).")
+    tags = LabelListField()
+    keywords = LabelListField(help_text="Separate them with commas; leave empty to extract them from the content.")
+    category = ServiceCheckedTextField()
+    context = ServiceCheckedTextField(widget=forms.Textarea(attrs={"rows": 2}), help_text="Where this came from.")
+
+    service_fields = {
+        "primarySector": "primary_sector",
+        "metadata.importance": "importance",
+        "metadata.tags": "tags",
+        "metadata.keywords": "keywords",
+        "metadata.category": "category",
+        "metadata.context": "context",
+    }
+
+
+class MemoryStoreForm(MemoryFields):
+    cube = forms.ChoiceField(label="Cube", required=False)
+    field_order = ["content", "cube", "primary_sector"]
+
+    def __init__(self, *args, cubes, **kwargs):
+        super().__init__(*args, **kwargs)
+        # A new user's personal cube is made by the first store: until then, the empty choice stands for it.
+        self.fields["cube"].choices = [(cube.pk, cube.name) for cube in cubes] or [("", "Your personal cube")]
+
+    def service_arguments(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "content": data["content"], "cube_id": data["cube"] or None, "primary_sector": data["primary_sector"],
+            "importance": data["importance"], "tags": data["tags"], "keywords": data["keywords"] or None,
+            "category": data["category"], "context": data["context"],
+        }
+
+
+class MemoryEditForm(MemoryFields):
+    salience = _unit_field("Salience", "From 0 to 1: how much this memory stands out.")
+    strength = _unit_field("Strength", "From 0 to 1: decays over time, grows with each access.")
+    field_order = ["content", "primary_sector", "importance", "salience", "strength"]
+
+    @classmethod
+    def for_memory(cls, memory, data=None) -> "MemoryEditForm":
+        fields = ["content", "primary_sector", "importance", "salience", "strength", "tags", "keywords", "category",
+                  "context"]
+        return cls(data, initial={name: getattr(memory, name) for name in fields})
+
+    def changes(self) -> dict:
+        """Only what the person changed: memory_update is selective, and unchanged content must not
+        re-embed nor relink."""
+        return {name: self.cleaned_data[name] for name in self.changed_data}
+
+
+class SearchForm(forms.Form):
+    q = ServiceCheckedTextField(
+        label="Search", widget=forms.TextInput(attrs={"type": "search", "placeholder": "What do you remember?"}),
+    )
+    cube = forms.ChoiceField(label="Cube", required=False)
+    sector = forms.ChoiceField(label="Primary sector", required=False, choices=[("", "Any sector"), *Sector.choices])
+    min_strength = _unit_field("Min strength", "")
+    min_salience = _unit_field("Min salience", "")
+    date_from = forms.DateField(label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    tags = LabelListField(help_text="Memories with all of these tags.")
+    category = ServiceCheckedTextField()
+    limit = forms.TypedChoiceField(label="Per page", choices=SEARCH_PAGE_SIZES, coerce=int, required=False,
+                                   empty_value=10)
+    offset = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
+    service_fields = {
+        "text": "q",
+        "primarySector": "sector",
+        "minStrength": "min_strength",
+        "minSalience": "min_salience",
+        "dateRange.start": "date_from",
+        "dateRange.end": "date_to",
+        "dateRange": "date_to",
+        "metadata.tags": "tags",
+        "metadata.category": "category",
+    }
+
+    def __init__(self, *args, cubes, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["cube"].choices = [("", "All cubes"), *((cube.pk, cube.name) for cube in cubes)]
+
+    @property
+    def has_query(self) -> bool:
+        return any(self.data.get(name) for name in self.fields if name not in {"limit", "offset"})
+
+    def filter_arguments(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "cube_id": data["cube"] or None, "primary_sector": data["sector"] or None,
+            "min_strength": data["min_strength"], "min_salience": data["min_salience"],
+            "date_start": _day_start(data["date_from"]), "date_end": _day_end(data["date_to"]),
+            "tags": data["tags"], "category": data["category"] or None,
+        }
+
+
+def _day_start(day):
+    return timezone.make_aware(datetime.combine(day, time.min)) if day else None
+
+
+def _day_end(day):
+    # "To" a date includes that whole day.
+    return timezone.make_aware(datetime.combine(day, time.max)) if day else None
+
+
+class TokenCreateForm(forms.Form):
+    # A plain CharField: it refuses NUL bytes, which token_create does not check.
+    name = forms.CharField(required=False, help_text="Which agent or machine will use it, e.g. “laptop Claude Desktop”.")
+    scopes = forms.MultipleChoiceField(
+        choices=ApiToken.Scope.choices, required=False, initial=["read", "write"],
+        widget=forms.CheckboxSelectMultiple,
+        help_text="read: retrieve and search; write: store, update and delete; admin: act for other users (staff only).",
+    )
+    expires_in_days = forms.IntegerField(
+        label="Expires in (days)", required=False, min_value=1, max_value=MAX_EXPIRY_DAYS,
+        help_text="Leave empty for a token that never expires.",
+    )
+
+    service_fields = {"expires_at": "expires_in_days"}
+
+    def service_arguments(self) -> dict:
+        days = self.cleaned_data["expires_in_days"]
+        return {
+            "name": self.cleaned_data["name"], "scopes": self.cleaned_data["scopes"],
+            "expires_at": timezone.now() + timedelta(days=days) if days else None,
+        }

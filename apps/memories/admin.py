@@ -1,0 +1,144 @@
+"""Admin for curating the memory graph. Memories are made and changed by services, so the change
+form is read-only and every action (and the delete page) calls a service with the curator as the actor (a curator acts
+only on memories in cubes they may write; the rest are reported as failures). Vectors are never
+rendered: they are in MemoryEmbedding, which has no admin."""
+from django.contrib import admin, messages
+from django.shortcuts import redirect
+
+from apps.core.exceptions import DomainError
+from apps.memories.models import Memory, MemoryLink
+from apps.memories.services import memory_boost, memory_delete, memory_reembed, memory_restore
+
+CONTENT_PREVIEW_CHARS = 80
+MEMORY_FIELDS = (
+    "content", "cube", "owner", "kind", "primary_sector", "importance", "salience", "strength", "decay_rate",
+    "access_count", "last_accessed_at", "decayed_at", "session_id", "agent_id", "keywords", "tags", "category",
+    "context", "metadata", "deleted_at", "deleted_by", "strength_before_delete", "created_at", "updated_at",
+)
+
+
+class DeletedFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("live", "Live"), ("deleted", "Deleted")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "live":
+            return queryset.filter(deleted_at__isnull=True)
+        if self.value() == "deleted":
+            return queryset.filter(deleted_at__isnull=False)
+        return queryset
+
+
+class OutgoingLinkInline(admin.TabularInline):
+    model = MemoryLink
+    fk_name = "source"
+    verbose_name = "outgoing link"
+    verbose_name_plural = "outgoing links"
+    fields = ("target", "link_type", "weight", "traversal_count", "created_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("target")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+def _each_memory(modeladmin, request, queryset, service, done: str) -> None:
+    """Call `service` for every selected memory as the curator; report how many succeeded and why others failed."""
+    succeeded, failures = 0, []
+    for memory_id in queryset.values_list("pk", flat=True):
+        try:
+            service(actor=request.user, memory_id=memory_id)
+        except DomainError as error:
+            failures.append(error.message)
+        else:
+            succeeded += 1
+    if succeeded:
+        modeladmin.message_user(request, f"{done} {succeeded} memor{'y' if succeeded == 1 else 'ies'}.", messages.SUCCESS)
+    if failures:
+        reasons = "; ".join(sorted(set(failures)))
+        modeladmin.message_user(request, f"{len(failures)} failed: {reasons}", messages.ERROR)
+
+
+@admin.register(Memory)
+class MemoryAdmin(admin.ModelAdmin):
+    list_display = ("content_preview", "cube", "owner", "primary_sector", "importance", "salience", "strength",
+                    "is_deleted")
+    list_filter = ("primary_sector", DeletedFilter, "cube", "owner")
+    list_select_related = ("cube", "owner")
+    search_fields = ("content",)
+    date_hierarchy = "created_at"
+    fields = MEMORY_FIELDS
+    readonly_fields = MEMORY_FIELDS
+    inlines = [OutgoingLinkInline]
+    actions = ["soft_delete", "restore", "reembed", "boost_importance"]
+
+    @admin.display(description="content")
+    def content_preview(self, memory):
+        return memory.content if len(memory.content) <= CONTENT_PREVIEW_CHARS else memory.content[:CONTENT_PREVIEW_CHARS] + "…"
+
+    @admin.display(description="deleted", boolean=True, ordering="deleted_at")
+    def is_deleted(self, memory):
+        return memory.is_deleted
+
+    def get_queryset(self, request):
+        # The generated tsvector can be larger than the content and nothing here shows it.
+        return super().get_queryset(request).defer("search_vector")
+
+    def get_actions(self, request):
+        # Bulk deletion is the soft delete action; a hard delete is one memory at a time, below.
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    def has_add_permission(self, request):
+        return False  # memories are stored through memory_store (dashboard, REST, MCP, import)
+
+    def delete_model(self, request, obj):
+        memory_delete(actor=request.user, memory_id=obj.pk, soft=False)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        try:
+            return super().delete_view(request, object_id, extra_context)
+        except DomainError as error:
+            self.message_user(request, error.message, messages.ERROR)
+            return redirect("admin:memories_memory_change", object_id)
+
+    @admin.action(description="Soft delete selected memories", permissions=["change"])
+    def soft_delete(self, request, queryset):
+        _each_memory(self, request, queryset, memory_delete, "Soft-deleted")
+
+    @admin.action(description="Restore selected memories", permissions=["change"])
+    def restore(self, request, queryset):
+        _each_memory(self, request, queryset, memory_restore, "Restored")
+
+    @admin.action(description="Re-embed selected memories (vectors and links)", permissions=["change"])
+    def reembed(self, request, queryset):
+        _each_memory(self, request, queryset, memory_reembed, "Re-embedded")
+
+    @admin.action(description="Boost importance of selected memories (+0.1)", permissions=["change"])
+    def boost_importance(self, request, queryset):
+        _each_memory(self, request, queryset, memory_boost, "Boosted")
+
+
+@admin.register(MemoryLink)
+class MemoryLinkAdmin(admin.ModelAdmin):
+    list_display = ("source", "link_type", "target", "weight", "traversal_count", "created_at")
+    list_filter = ("link_type",)
+    list_select_related = ("source", "target")
+    search_fields = ("source__content", "target__content")
+    fields = ("source", "target", "link_type", "weight", "traversal_count", "created_at", "updated_at")
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("source__search_vector", "target__search_vector")
+
+    def has_add_permission(self, request):
+        return False  # links are made by the linking service when memories are stored
