@@ -41,8 +41,10 @@ def get_model():
     if _model is None:
         with _lock:
             if _model is None:
+                import torch
                 from sentence_transformers import SentenceTransformer
 
+                torch.set_num_threads(settings.ENGRAM_EMBEDDING_THREADS)
                 model = SentenceTransformer(str(_model_path()), device="cpu")
                 dimensions = model.get_embedding_dimension()
                 if dimensions != settings.ENGRAM_EMBEDDING_DIMENSIONS:

@@ -5,9 +5,14 @@ How relevance is computed (also in docs/retrieval.md):
    vectors (HNSW, cosine, iterative scan so that filters keep enough rows); lexical candidates are the
    best full-text matches (GIN over a generated tsvector). Their union is scored exactly.
 2. Dense score: a memory's best cosine similarity over the requested sectors.
-3. Lexical score: ts_rank_cd of the memory against the query, divided by the best in the pool, so 1.0
-   is the best lexical match of this query.
-4. relevance = DENSE_WEIGHT x dense + LEXICAL_WEIGHT x lexical (weights tuned on LoCoMo, bench/).
+3. Lexical score: IDF-weighted term matching. Each distinct lexeme t of the query's (positive) words
+   weighs idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), where N is the number of memories in scope (the
+   actor's, after filters) and df the number of them that contain t, counted in one statement over the
+   GIN index. A memory scores the sum of the weights of the lexemes it contains (BM25 with no length
+   normalisation and term frequency saturated at one occurrence: memories are short, and on LoCoMo this
+   beat ts_rank_cd, ts_rank and full BM25). Divided by the best in the pool, so 1.0 is the best lexical
+   match of this query.
+4. relevance = DENSE_WEIGHT x dense + LEXICAL_WEIGHT x lexical (measured on LoCoMo, docs/retrieval.md).
 5. score (with a query) = 0.6 relevance + 0.2 salience + 0.1 recency + 0.1 link weight;
    (without) = 0.4 salience + 0.3 recency + 0.3 link weight. recency = max(0, 1 - age / 365 days);
    link weight = mean weight of the memory's links.
@@ -16,11 +21,13 @@ Every memory returned is accessed: its access count rises and its strength is re
 from __future__ import annotations
 
 import html
+import math
+import re
 from dataclasses import dataclass, field
 
-from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchQuery
 from django.db import connection, transaction
-from django.db.models import F, FloatField, Min, Value
+from django.db.models import BooleanField, Count, F, FloatField, Min, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -38,11 +45,13 @@ from apps.memories.validation import MemoryFilters, clean_limit, clean_offset
 DENSE_WEIGHT = 0.5
 LEXICAL_WEIGHT = 0.5
 MIN_POOL = 100
+# Plain-word search keeps a memory with no word in common only when its cosine similarity reaches this.
+SEARCH_MIN_SIMILARITY = 0.45
 MAX_QUERY_CHARS = 2000
 HNSW_EF_SEARCH = 200
 YEAR_SECONDS = 365 * 86400.0
-# ts_headline marks matches with these control characters; the text is escaped, then they become <b>.
-MARK_START, MARK_STOP = "\x02", "\x03"
+HIGHLIGHT_CHARS = 400
+HIGHLIGHT_WORD = re.compile(r"([^\W_]+)", re.UNICODE)
 
 
 @dataclass
@@ -118,25 +127,60 @@ def _dense_exact(memory_ids, vector, sectors: list[str]) -> dict:
     return {memory_id: 1.0 - distance for memory_id, distance in rows}
 
 
-def _lexical_ranks(queryset, parsed: ParsedQuery, limit: int | None = None) -> dict:
+@dataclass(frozen=True)
+class LexicalModel:
+    """IDF-weighted term matching for one query over the memories in scope (see the module docstring)."""
+
+    words: list[str]  # one query word per distinct lexeme
+    weights: list[float]  # the IDF of each word's lexeme
+    matches: int  # memories in scope that match the query's tsquery
+
+    def score_sql(self) -> RawSQL:
+        match = "CASE WHEN search_vector @@ to_tsquery(%s::regconfig, %s) THEN %s::float8 ELSE 0 END"
+        params = [value for word, weight in zip(self.words, self.weights) for value in (SEARCH_CONFIG, word, weight)]
+        return RawSQL(" + ".join([match] * len(self.words)) or "0::float8", params, output_field=FloatField())
+
+
+def _term_match(word: str) -> RawSQL:
+    return RawSQL("search_vector @@ to_tsquery(%s::regconfig, %s)", (SEARCH_CONFIG, word), output_field=BooleanField())
+
+
+def _lexical_model(base, parsed: ParsedQuery, scope_size: int) -> LexicalModel:
+    """Document frequencies of the query's lexemes among the memories in scope, in one statement."""
     if not parsed.tsquery:
+        return LexicalModel(words=[], weights=[], matches=0)
+    words, seen = [], set()
+    for word, lexemes in _lexemes_of(parsed.terms).items():
+        key = frozenset(lexemes)
+        if key and key not in seen:  # a stop word has no lexeme; "paint" and "painting" share one
+            seen.add(key)
+            words.append(word)
+    stats = base.filter(search_vector=_tsquery(parsed)).aggregate(
+        matches=Count("pk"), **{f"df{i}": Count("pk", filter=_term_match(word)) for i, word in enumerate(words)}
+    )
+    documents = max(scope_size, stats["matches"])
+    weights = [math.log(1 + (documents - df + 0.5) / (df + 0.5)) for df in (stats[f"df{i}"] for i in range(len(words)))]
+    return LexicalModel(words=words, weights=weights, matches=stats["matches"])
+
+
+def _lexical_ranks(queryset, parsed: ParsedQuery, model: LexicalModel, limit: int | None = None) -> dict:
+    if not parsed.tsquery or not model.words:
         return {}
-    query = _tsquery(parsed)
     rows = (
-        queryset.filter(search_vector=query)
-        .annotate(rank=SearchRank(F("search_vector"), query, cover_density=True))
-        .order_by("-rank").values_list("pk", "rank")
+        queryset.filter(search_vector=_tsquery(parsed)).annotate(lexical=model.score_sql())
+        .order_by("-lexical", "-created_at").values_list("pk", "lexical")
     )
     return dict(rows[:limit] if limit else rows)
 
 
-def _score_pool(base, *, parsed: ParsedQuery, vector, sectors, pool_ids, dense, lexical, now) -> list[ScoredMemory]:
+def _score_pool(base, *, parsed: ParsedQuery, model: LexicalModel, vector, sectors, pool_ids, dense, lexical,
+                now) -> list[ScoredMemory]:
     missing_dense = [pk for pk in pool_ids if pk not in dense]
     if missing_dense:
         dense.update(_dense_exact(missing_dense, vector, sectors))
     missing_lexical = [pk for pk in pool_ids if pk not in lexical]
-    if missing_lexical and parsed.tsquery:
-        lexical.update(_lexical_ranks(base.filter(pk__in=missing_lexical), parsed))
+    if missing_lexical:
+        lexical.update(_lexical_ranks(base.filter(pk__in=missing_lexical), parsed, model))
     best_rank = max(lexical.values(), default=0.0) or 1.0
     memories = base.filter(pk__in=pool_ids).annotate(recency=_recency(now), link_weight=link_weight_subquery())
     scored = []
@@ -152,16 +196,16 @@ def _score_pool(base, *, parsed: ParsedQuery, vector, sectors, pool_ids, dense, 
     return scored
 
 
-def _hybrid(base, *, text: str, parsed: ParsedQuery, sectors, limit, offset) -> list[ScoredMemory]:
+def _hybrid(base, *, text: str, parsed: ParsedQuery, model: LexicalModel, sectors, limit, offset) -> list[ScoredMemory]:
     pool = max(MIN_POOL, 3 * (offset + limit))
     vector = embed_query(text)
     now = timezone.now()
     with transaction.atomic():
         _set_hnsw_scan()
         dense = _dense_candidates(base, vector, sectors, pool)
-        lexical = _lexical_ranks(base, parsed, limit=pool)
+        lexical = _lexical_ranks(base, parsed, model, limit=pool)
         pool_ids = list(dict.fromkeys([*dense, *lexical]))
-        return _score_pool(base, parsed=parsed, vector=vector, sectors=sectors, pool_ids=pool_ids,
+        return _score_pool(base, parsed=parsed, model=model, vector=vector, sectors=sectors, pool_ids=pool_ids,
                            dense=dense, lexical=lexical, now=now)
 
 
@@ -188,7 +232,10 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
         items = _without_query(base, limit=limit, offset=offset)
     else:
         total = base.count()
-        ranked = _hybrid(base, text=text, parsed=any_words(text), sectors=filters.sectors, limit=limit, offset=offset)
+        parsed = any_words(text)
+        model = _lexical_model(base, parsed, total)
+        ranked = _hybrid(base, text=text, parsed=parsed, model=model, sectors=filters.sectors, limit=limit,
+                         offset=offset)
         items = ranked[offset:offset + limit]
     if reinforce:
         memory_reinforce(memory_ids=[item.memory.pk for item in items])
@@ -209,22 +256,25 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
         parsed = None
     else:
         parsed = parse_search(text)
+        if parsed.boolean and not parsed.tsquery:
+            raise InvalidInput("The query has nothing to search for: add a word that is not NOT-ed.", field="text")
+        if not parsed.boolean:
+            parsed = any_words(text)
+        # Term weights come from the whole scope, before a boolean query narrows it to its matches.
+        model = _lexical_model(base, parsed, base.count())
         if parsed.boolean:
             # Boolean queries filter: every result satisfies the expression; vectors only rank them.
-            if not parsed.tsquery:
-                raise InvalidInput("The query has nothing to search for: add a word that is not NOT-ed.", field="text")
             base = base.filter(search_vector=_tsquery(parsed))
             search_type = "full-text"
         else:
-            parsed = any_words(text)
             search_type = "hybrid"
-        ranked = _hybrid(base, text=text, parsed=parsed, sectors=filters.sectors, limit=limit, offset=offset)
-        if search_type == "full-text":
-            total = base.count()
-        else:
-            # Plain words: every lexical match, plus the dense neighbours that the pool brought in.
-            lexical_total = base.filter(search_vector=_tsquery(parsed)).count() if parsed.tsquery else 0
-            total = lexical_total + sum(1 for item in ranked if item.lexical == 0)
+        ranked = _hybrid(base, text=text, parsed=parsed, model=model, sectors=filters.sectors, limit=limit,
+                         offset=offset)
+        if search_type == "hybrid":
+            # A search answers with matches: meaning alone brings a memory in only when it is close.
+            ranked = [item for item in ranked if item.lexical > 0 or item.dense >= SEARCH_MIN_SIMILARITY]
+        # Boolean: every match. Plain words: every lexical match, plus the close dense neighbours in the pool.
+        total = model.matches + sum(1 for item in ranked if item.lexical == 0)
         items = ranked[offset:offset + limit]
         _annotate_matches(items, parsed)
     if reinforce:
@@ -233,31 +283,48 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
 
 
 def _annotate_matches(items: list[ScoredMemory], parsed: ParsedQuery) -> None:
-    """Fill highlight (HTML-escaped content with <b> around matches) and matchedTerms for one page."""
-    if not items or not parsed.tsquery:
-        for item in items:
-            item.highlight = html.escape(item.memory.content)
-        return
-    query = _tsquery(parsed)
-    rows = Memory.objects.filter(pk__in=[item.memory.pk for item in items]).annotate(
-        headline=SearchHeadline("content", query, config=SEARCH_CONFIG, start_sel=MARK_START, stop_sel=MARK_STOP,
-                                max_words=60, min_words=20, short_word=2, max_fragments=3, fragment_delimiter=" … "),
-        lexemes=RawSQL("tsvector_to_array(search_vector)", ()),
-    ).values_list("pk", "headline", "lexemes")
-    found = {pk: (headline, set(lexemes)) for pk, headline, lexemes in rows}
-    term_lexemes = _lexemes_of(parsed.terms)
+    """Fill highlight and matchedTerms for one page of results.
+
+    Highlighting happens here rather than in ts_headline, which drops anything that looks like a tag
+    (so a memory about HTML would lose text). Each word is stemmed by PostgreSQL itself, in one query
+    for the whole page, so a highlighted word is exactly one the full-text match used."""
+    contents = [item.memory.content for item in items]
+    words = {word.lower() for content in contents for word in HIGHLIGHT_WORD.findall(content)}
+    lexemes = _lexemes_of(sorted(words | set(parsed.terms)))
+    wanted = set().union(*(lexemes.get(term, set()) for term in parsed.terms)) if parsed.terms else set()
     for item in items:
-        headline, lexemes = found.get(item.memory.pk, (item.memory.content, set()))
-        item.highlight = html.escape(headline).replace(MARK_START, "<b>").replace(MARK_STOP, "</b>")
-        item.matched_terms = [term for term in parsed.terms if term_lexemes.get(term) and term_lexemes[term] & lexemes]
+        item.highlight = _highlight(item.memory.content, wanted, lexemes)
+        found = {lexeme for word in HIGHLIGHT_WORD.findall(item.memory.content) for lexeme in lexemes.get(word.lower(), ())}
+        item.matched_terms = [term for term in parsed.terms if lexemes.get(term, set()) & found]
 
 
-def _lexemes_of(terms: list[str]) -> dict[str, set[str]]:
-    if not terms:
+def _highlight(content: str, wanted: set[str], lexemes: dict[str, set[str]]) -> str:
+    """HTML-escaped content with <b> around matching words; long texts are cut around the first match."""
+    parts = HIGHLIGHT_WORD.split(content)  # odd indexes are words
+    hits = [i for i in range(1, len(parts), 2) if lexemes.get(parts[i].lower(), set()) & wanted]
+    start = 0
+    if len(content) > HIGHLIGHT_CHARS and hits:
+        before = len("".join(parts[:hits[0]]))
+        start = max(0, before - HIGHLIGHT_CHARS // 4)
+    out, position = [], 0
+    for index, part in enumerate(parts):
+        end = position + len(part)
+        if end > start and position < start + HIGHLIGHT_CHARS:
+            text = html.escape(part)
+            out.append(f"<b>{text}</b>" if index in hits else text)
+        position = end
+    excerpt = "".join(out)
+    prefix = "… " if start > 0 else ""
+    suffix = " …" if len(content) > start + HIGHLIGHT_CHARS else ""
+    return f"{prefix}{excerpt}{suffix}"
+
+
+def _lexemes_of(words: list[str]) -> dict[str, set[str]]:
+    if not words:
         return {}
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT term, tsvector_to_array(to_tsvector(%s::regconfig, term)) FROM unnest(%s::text[]) AS term",
-            [SEARCH_CONFIG, terms],
+            "SELECT word, tsvector_to_array(to_tsvector(%s::regconfig, word)) FROM unnest(%s::text[]) AS word",
+            [SEARCH_CONFIG, words],
         )
-        return {term: set(lexemes) for term, lexemes in cursor.fetchall()}
+        return {word: set(found) for word, found in cursor.fetchall()}

@@ -1,0 +1,74 @@
+from datetime import timedelta
+
+import pytest
+
+from apps.memories.models import Memory, MemoryLink
+from apps.memories.services import memory_store
+from apps.memories.services.linking import (
+    LINK_THRESHOLD, MAX_LINKS, WAYPOINT_FLOOR, link_type_for, link_weight, metadata_overlap, temporal_closeness,
+)
+
+
+def _memory(**fields):
+    from django.utils import timezone
+
+    fields.setdefault("created_at", timezone.now())
+    fields.setdefault("salience", 0.5)
+    return Memory(content=fields.pop("content", "x"), **fields)
+
+
+def test_weight_follows_thoughtmcp_formula():
+    a = _memory(keywords=["dark", "mode"], tags=["ui"], category="prefs", session_id="s")
+    b = _memory(keywords=["dark"], tags=["ui"], category="prefs", session_id="s", created_at=a.created_at + timedelta(minutes=10))
+    overlap = 0.4 * 0.5 + 0.4 * 1.0 + 0.2 * 1.0
+    assert metadata_overlap(a, b) == pytest.approx(overlap)
+    assert temporal_closeness(a, b) == 0.5
+    assert link_weight(sector_cosine=0.8, a=a, b=b) == pytest.approx(0.6 * 0.8 + 0.25 * overlap + 0.1 * 0.5 + 0.05 * 0.5)
+
+
+@pytest.mark.parametrize(("minutes", "closeness"), [(1, 1.0), (20, 0.5), (90, 0.1)])
+def test_temporal_closeness_within_a_session(minutes, closeness):
+    a = _memory(session_id="s")
+    assert temporal_closeness(a, _memory(session_id="s", created_at=a.created_at + timedelta(minutes=minutes))) == closeness
+    assert temporal_closeness(a, _memory(session_id="other", created_at=a.created_at)) == 0.0
+
+
+def test_link_types():
+    a = _memory(content="The build failed because the cache was stale", session_id="s")
+    assert link_type_for(a, _memory(session_id="x")) == "causal"
+    b = _memory(content="Lunch was good", session_id="s")
+    assert link_type_for(b, _memory(session_id="s", created_at=b.created_at)) == "temporal"
+    c = _memory(content="Lunch was good", category="food")
+    assert link_type_for(c, _memory(category="travel")) == "analogical"
+    assert link_type_for(c, _memory(category="food")) == "semantic"
+
+
+def test_related_memories_link_and_unrelated_do_not(user):
+    first = memory_store(actor=user, content="User prefers dark mode in every application", session_id="s1",
+                         tags=["ui"], category="preferences").memory
+    unrelated = memory_store(actor=user, content="Invoice 4411 is due on the third of March", session_id="s9")
+    assert unrelated.links_created == 0
+    second = memory_store(actor=user, content="The user wants dark mode enabled in all their applications",
+                          session_id="s1", tags=["ui"], category="preferences")
+    assert 1 <= second.links_created <= MAX_LINKS
+    link = MemoryLink.objects.get(source=second.memory)
+    assert link.target_id == first.pk
+    assert link.weight >= WAYPOINT_FLOOR
+    assert link.link_type == "temporal"
+
+
+def test_strong_matches_pass_the_threshold_and_cap_at_three(user):
+    for n in range(5):
+        memory_store(actor=user, content=f"Team standup notes: deploy the API service on Friday ({n})", session_id="s",
+                     tags=["standup"], category="meetings", keywords=["standup", "deploy"])
+    last = memory_store(actor=user, content="Team standup notes: deploy the API service on Friday (final)",
+                        session_id="s", tags=["standup"], category="meetings", keywords=["standup", "deploy"])
+    assert last.links_created == MAX_LINKS
+    weights = MemoryLink.objects.filter(source=last.memory).values_list("weight", flat=True)
+    assert all(w >= LINK_THRESHOLD for w in weights)
+
+
+def test_links_stay_inside_the_cube(user, other_user):
+    memory_store(actor=other_user, content="User prefers dark mode in every application")
+    result = memory_store(actor=user, content="User prefers dark mode in every application")
+    assert result.links_created == 0

@@ -1,0 +1,100 @@
+import pytest
+
+from apps.core.exceptions import InvalidInput
+from apps.memories.services import memory_search
+from apps.memories.validation import MemoryFilters
+
+
+@pytest.fixture
+def corpus(user, store):
+    return {
+        "dark": store(user, "User prefers dark mode for all applications", tags=["settings"]),
+        "themes": store(user, "The user likes dark themes in the editor", tags=["editor"]),
+        "light": store(user, "Light mode is used for printed reports", tags=["settings"]),
+        "deploy": store(user, "Deploy with make release on Fridays", tags=["ops"]),
+    }
+
+
+def ids(result):
+    return {item.memory.pk for item in result.items}
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("dark AND mode", {"dark"}),
+    ("dark mode", None),  # plain words: hybrid, checked below
+    ("dark OR light", {"dark", "themes", "light"}),
+    ("mode NOT dark", {"light"}),
+    ("mode -dark", {"light"}),
+    ('"dark themes"', {"themes"}),
+    ('"dark mode" OR deploy', {"dark", "deploy"}),
+])
+def test_boolean_operators_and_phrases(user, corpus, query, expected):
+    result = memory_search(actor=user, text=query)
+    if expected is None:
+        assert result.search_type == "hybrid"
+        return
+    assert result.search_type == "full-text"
+    assert ids(result) == {corpus[name].pk for name in expected}
+    assert result.total_count == len(expected)
+
+
+def test_plain_words_are_hybrid_and_rank_lexical_matches_first(user, corpus):
+    result = memory_search(actor=user, text="dark mode")
+    assert result.items[0].memory.pk == corpus["dark"].pk
+    assert result.total_count >= 3
+
+
+def test_highlight_marks_matches_and_escapes_html(user, store):
+    store(user, "<script>alert(1)</script> dark mode rocks")
+    item = memory_search(actor=user, text="dark AND mode").items[0]
+    assert "<script>" not in item.highlight
+    assert "&lt;script&gt;" in item.highlight
+    assert "<b>dark</b> <b>mode</b>" in item.highlight
+    assert item.highlight.startswith("&lt;script&gt;alert")  # nothing of the content is lost
+
+
+def test_long_content_is_cut_around_the_first_match(user, store):
+    store(user, "filler words here " * 60 + "the dark mode setting " + "more filler " * 60)
+    highlight = memory_search(actor=user, text="dark AND mode").items[0].highlight
+    assert highlight.startswith("… ") and highlight.endswith(" …") and "<b>dark</b>" in highlight
+
+
+def test_matched_terms_use_stemming(user, corpus):
+    item = memory_search(actor=user, text="prefer AND applications").items[0]
+    assert item.memory.pk == corpus["dark"].pk
+    assert item.matched_terms == ["prefer", "applications"]
+
+
+def test_filters_and_paging(user, corpus):
+    result = memory_search(actor=user, text="mode", filters=MemoryFilters.build(tags=["settings"]), limit=1)
+    assert result.total_count == 2 and len(result.items) == 1
+    rest = memory_search(actor=user, text="mode", filters=MemoryFilters.build(tags=["settings"]), limit=1, offset=1)
+    assert ids(result) | ids(rest) == {corpus["dark"].pk, corpus["light"].pk}
+
+
+def test_no_text_lists_by_metadata(user, corpus):
+    result = memory_search(actor=user, filters=MemoryFilters.build(tags=["ops"]))
+    assert result.search_type == "metadata" and ids(result) == {corpus["deploy"].pk}
+
+
+def test_only_negation_is_refused(user, corpus):
+    with pytest.raises(InvalidInput) as caught:
+        memory_search(actor=user, text="NOT dark")
+    assert caught.value.field == "text"
+
+
+@pytest.mark.parametrize("text", ["dark & | ! ( ) : * mode", "'; DROP TABLE memories; --", '"unclosed phrase', "❤️ émoji"])
+def test_punctuation_cannot_break_the_query(user, corpus, text):
+    memory_search(actor=user, text=text)  # never a database error
+
+
+def test_operators_alone_get_a_clear_error(user, corpus):
+    with pytest.raises(InvalidInput) as caught:
+        memory_search(actor=user, text="AND OR NOT")
+    assert caught.value.field == "text"
+
+
+def test_isolation(user, other_user, corpus, store):
+    theirs = store(other_user, "User prefers dark mode for all applications")
+    assert theirs.pk not in ids(memory_search(actor=user, text="dark AND mode"))
+    assert ids(memory_search(actor=other_user, text="dark AND mode")) == {theirs.pk}
