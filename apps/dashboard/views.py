@@ -26,7 +26,7 @@ from apps.accounts.services import token_create, token_revoke
 from apps.core.exceptions import DomainError, InvalidInput, NotFound
 from apps.cubes.selectors import cube_list
 from apps.dashboard.forms import MemoryEditForm, MemoryStoreForm, SearchForm, TokenCreateForm, add_service_error
-from apps.memories.selectors import memory_counts, memory_get, memory_links, memory_list
+from apps.memories.selectors import memory_counts, memory_get, memory_links, memory_list, memory_neighbours
 from apps.memories.services import (
     memory_boost, memory_delete, memory_restore, memory_search, memory_store, memory_update,
 )
@@ -154,7 +154,13 @@ def memory_detail(request, memory_id):
          "neighbour": link.target if link.source_id == memory.pk else link.source}
         for link in memory_links(actor=request.user, memory_id=memory_id)
     ]
-    return render(request, "dashboard/memory_detail.html", {"memory": memory, "links": links})
+    linked = {entry["neighbour"].pk for entry in links}
+    neighbours = [
+        {"memory": neighbour, "similarity": similarity}
+        for neighbour, similarity in memory_neighbours(actor=request.user, memory_id=memory_id)
+        if neighbour.pk not in linked
+    ]
+    return render(request, "dashboard/memory_detail.html", {"memory": memory, "links": links, "neighbours": neighbours})
 
 
 @login_required

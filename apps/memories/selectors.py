@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from django.db.models import Avg, Count, FloatField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
+from pgvector.django import CosineDistance
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound
 from apps.cubes.selectors import cube_ids_readable
-from apps.memories.models import Memory, MemoryLink
+from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
 from apps.memories.validation import MemoryFilters
 
 
@@ -103,3 +104,18 @@ def memory_counts(*, actor: User) -> dict:
     )
     counts["links"] = MemoryLink.objects.filter(source__cube_id__in=cube_ids_readable(actor=actor)).count()
     return counts
+
+
+def memory_neighbours(*, actor: User, memory_id, limit: int = 5) -> list[tuple[Memory, float]]:
+    """The readable live memories nearest in meaning (semantic vectors, cosine), with their similarity:
+    what the graph could link next, shown beside the links it has."""
+    memory = memory_get(actor=actor, memory_id=memory_id)
+    vector = MemoryEmbedding.objects.filter(memory=memory, sector="semantic").values_list("embedding", flat=True).first()
+    if vector is None:
+        return []
+    rows = (
+        MemoryEmbedding.objects.filter(sector="semantic", memory_id__in=memories_readable(actor=actor).values("pk"))
+        .exclude(memory_id=memory.pk).annotate(distance=CosineDistance("embedding", vector))
+        .select_related("memory").order_by("distance")[:limit]
+    )
+    return [(row.memory, round(1.0 - row.distance, 4)) for row in rows]

@@ -111,6 +111,18 @@ def test_detail_shows_fields_links_and_neighbours(alice, user, store):
     assert reverse("dashboard:memory-destroy", args=[second.pk]) in html
 
 
+def test_detail_shows_unlinked_neighbours_by_meaning(alice, user, other_user, store):
+    memory = store(user, "Water the tomatoes every other evening", session_id="a")
+    store(user, "The quarterly tax return is due in April", session_id="b")
+    store(other_user, "Water the tomatoes every evening")
+    response = alice.get(reverse("dashboard:memory-detail", args=[memory.pk]))
+    neighbours = response.context["neighbours"]
+    linked = {entry["neighbour"].pk for entry in response.context["links"]}
+    assert [entry["memory"].content for entry in neighbours] == ["The quarterly tax return is due in April"]
+    assert not linked & {entry["memory"].pk for entry in neighbours}
+    assert "Neighbours" in response.content.decode()
+
+
 def test_detail_of_a_deleted_memory_offers_restore_not_edit(alice, user, store):
     memory = store(user, "A memory that will be soft deleted.")
     alice.post(reverse("dashboard:memory-delete", args=[memory.pk]))
