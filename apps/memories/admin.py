@@ -1,6 +1,6 @@
 """Admin for curating the memory graph. Memories are made and changed by services, so the change
-form is read-only and every action (and the delete page) calls a service with the curator as the actor (a curator acts
-only on memories in cubes they may write; the rest are reported as failures). Vectors are never
+form is read-only and every action (and the delete page) calls a service with the curator as the actor, in
+the services' curator mode: staff with the 'change memory' permission curate every user's memories. Vectors are never
 rendered: they are in MemoryEmbedding, which has no admin."""
 from django.contrib import admin, messages
 from django.shortcuts import redirect
@@ -55,7 +55,7 @@ def _each_memory(modeladmin, request, queryset, service, done: str) -> None:
     succeeded, failures = 0, []
     for memory_id in queryset.values_list("pk", flat=True):
         try:
-            service(actor=request.user, memory_id=memory_id)
+            service(actor=request.user, memory_id=memory_id, curator=True)
         except DomainError as error:
             failures.append(error.message)
         else:
@@ -102,7 +102,7 @@ class MemoryAdmin(admin.ModelAdmin):
         return False  # memories are stored through memory_store (dashboard, REST, MCP, import)
 
     def delete_model(self, request, obj):
-        memory_delete(actor=request.user, memory_id=obj.pk, soft=False)
+        memory_delete(actor=request.user, memory_id=obj.pk, soft=False, curator=True)
 
     def delete_view(self, request, object_id, extra_context=None):
         try:

@@ -13,7 +13,7 @@ from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 from apps.cubes.selectors import cube_ids_writable
 from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
-from apps.memories.selectors import memory_get
+from apps.memories.selectors import memory_get, parse_memory_id
 from apps.memories.services.linking import create_links
 from apps.memories.services.store import MAX_CONTEXT_CHARS, _clean_metadata, embed_memories
 from apps.memories.text import extract_keywords
@@ -29,7 +29,18 @@ UPDATABLE = {"content", "strength", "salience", "importance", "keywords", "tags"
              "primary_sector", "metadata"}
 
 
-def _get_writable(*, actor: User, memory_id, include_deleted: bool = True) -> Memory:
+def _get_writable(*, actor: User, memory_id, include_deleted: bool = True, curator: bool = False) -> Memory:
+    """A memory the actor may change. ``curator`` is the admin's mode: it reaches every user's memories,
+    and is granted by the actor's own staff status and permission, never by the argument itself."""
+    if curator:
+        if not (actor.is_active and actor.is_staff and actor.has_perm("memories.change_memory")):
+            raise PermissionDenied("Curating other users' memories needs staff status and the 'change memory' "
+                                   "permission.")
+        queryset = Memory.objects.all() if include_deleted else Memory.objects.filter(deleted_at__isnull=True)
+        memory = queryset.filter(pk=parse_memory_id(memory_id)).first()
+        if memory is None:
+            raise NotFound("Memory not found", extra={"field": "memoryId"})
+        return memory
     memory = memory_get(actor=actor, memory_id=memory_id, include_deleted=include_deleted)
     if not Memory.objects.filter(pk=memory.pk, cube_id__in=cube_ids_writable(actor=actor)).exists():
         raise PermissionDenied("You may read this memory but not change it.", extra={"field": "memoryId"})
@@ -86,9 +97,9 @@ def _replace_vectors(memory: Memory, vectors: dict[str, list[float]]) -> None:
     )
 
 
-def memory_reembed(*, actor: User, memory_id) -> Memory:
+def memory_reembed(*, actor: User, memory_id, curator: bool = False) -> Memory:
     """Recompute a memory's vectors and links (after a model change, or from the admin)."""
-    memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False)
+    memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False, curator=curator)
     vectors = embed_memories([memory])[0]
     with transaction.atomic():
         _replace_vectors(memory, vectors)
@@ -98,10 +109,10 @@ def memory_reembed(*, actor: User, memory_id) -> Memory:
 
 
 @transaction.atomic
-def memory_delete(*, actor: User, memory_id, soft: bool = True) -> str:
+def memory_delete(*, actor: User, memory_id, soft: bool = True, curator: bool = False) -> str:
     """Soft delete (the default) hides a memory and sets its strength to 0, keeping everything for
     memory_restore; hard delete removes it with its vectors and links. Returns "soft" or "hard"."""
-    memory = _get_writable(actor=actor, memory_id=memory_id)
+    memory = _get_writable(actor=actor, memory_id=memory_id, curator=curator)
     if not soft:
         memory.delete()
         return "hard"
@@ -115,8 +126,8 @@ def memory_delete(*, actor: User, memory_id, soft: bool = True) -> str:
 
 
 @transaction.atomic
-def memory_restore(*, actor: User, memory_id) -> Memory:
-    memory = _get_writable(actor=actor, memory_id=memory_id)
+def memory_restore(*, actor: User, memory_id, curator: bool = False) -> Memory:
+    memory = _get_writable(actor=actor, memory_id=memory_id, curator=curator)
     if memory.deleted_at is None:
         raise InvalidInput("This memory is not deleted, so there is nothing to restore.", field="memoryId")
     memory.strength = memory.strength_before_delete if memory.strength_before_delete is not None else 1.0
@@ -128,10 +139,10 @@ def memory_restore(*, actor: User, memory_id) -> Memory:
 
 
 @transaction.atomic
-def memory_boost(*, actor: User, memory_id, amount: float = 0.1) -> Memory:
+def memory_boost(*, actor: User, memory_id, amount: float = 0.1, curator: bool = False) -> Memory:
     """Raise a memory's importance (curation from the admin and the dashboard)."""
     amount = clean_unit(amount, field_name="amount")
-    memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False)
+    memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False, curator=curator)
     memory.importance = round(min(1.0, memory.importance + amount), 4)
     memory.salience = round(min(1.0, memory.salience + amount / 2), 4)
     memory.save(update_fields=["importance", "salience", "updated_at"])
