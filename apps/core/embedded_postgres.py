@@ -7,13 +7,14 @@ server, the Celery worker, the test run and every ``manage.py`` call share one s
 cleanup is unreliable across several processes).
 
 It listens on a unix socket only, never on a TCP port, so it cannot clash with a system Postgres.
+Loading the settings does not start it: the database backend ``apps.core.embedded_db`` does, on a
+process's first connection, so commands such as ``embedded_postgres status`` see the truth.
 """
 from __future__ import annotations
 
 import os
 import subprocess
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 
 DATABASE_NAME = "engram"
 
@@ -44,17 +45,14 @@ def _running_uri(pgdata: Path) -> str | None:
 def status(var_dir: Path):
     """The running server's ``pgserver.utils.PostmasterInfo`` (pid, socket_dir, pgdata), or None."""
     pgdata = var_dir / "pgdata"
-    return _ready_postmaster(pgdata) if pgdata.exists() else None
-
-
-# Loading the settings starts the server, so `manage.py embedded_postgres` could not otherwise tell
-# whether it was running before the command itself started.
-started_by_this_process = False
+    if not pgdata.exists():
+        return None
+    _prepare_runtime_dir(var_dir)  # before pgserver is imported: it fixes its lock path at import
+    return _ready_postmaster(pgdata)
 
 
 def ensure_running(var_dir: Path) -> str:
     """Start the embedded server if it is not running; return a postgres URI for its superuser."""
-    global started_by_this_process
     var_dir.mkdir(parents=True, exist_ok=True)
     _prepare_runtime_dir(var_dir)
     pgdata = var_dir / "pgdata"
@@ -65,7 +63,6 @@ def ensure_running(var_dir: Path) -> str:
         server = pgserver.get_server(pgdata, cleanup_mode=None)
         uri = server.get_uri()
         _ensure_database(server)
-        started_by_this_process = True
     return uri
 
 
@@ -75,16 +72,29 @@ def _ensure_database(server) -> None:
         server.psql(f'CREATE DATABASE "{DATABASE_NAME}";')
 
 
+def socket_dir(var_dir: Path) -> Path:
+    """Where the server's unix socket is, or will be once it starts: the running server says, and
+    otherwise pgserver's own rule decides (the data directory when its path is short enough)."""
+    pgdata = var_dir / "pgdata"
+    running = status(var_dir)
+    if running is not None:
+        return Path(running.socket_dir)
+    _prepare_runtime_dir(var_dir)
+    pgdata.mkdir(parents=True, exist_ok=True)
+    from pgserver import PostgresServer
+    from pgserver.utils import find_suitable_socket_dir
+
+    return find_suitable_socket_dir(pgdata, PostgresServer.runtime_path)
+
+
 def django_database(var_dir: Path) -> dict:
-    """The DATABASES['default'] entry for the embedded server."""
-    uri = urlparse(ensure_running(var_dir))
-    socket_dir = parse_qs(uri.query)["host"][0]
+    """The DATABASES['default'] entry for the embedded server (which starts on first connection)."""
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "apps.core.embedded_db",
         "NAME": DATABASE_NAME,
-        "USER": uri.username or "postgres",
+        "USER": "postgres",
         "PASSWORD": "",
-        "HOST": socket_dir,
+        "HOST": str(socket_dir(var_dir)),
         "PORT": "",
         "CONN_MAX_AGE": 60,
         "CONN_HEALTH_CHECKS": True,

@@ -39,12 +39,12 @@ def test_command_refuses_when_database_url_is_set(settings):
 
 
 def test_commands_leave_a_stopped_server_stopped(manage_env, run_manage, tmp_path):
-    # Loading the settings starts the server; status and stop must not leave it running.
+    # Loading the settings starts nothing; status and stop must not leave a server running.
     env = manage_env()  # its own var/ under tmp_path, where no server runs yet
 
-    for action in ("status", "stop"):
+    for action, says in (("status", "is not running"), ("stop", "was not running")):
         result = run_manage("embedded_postgres", action, env=env)
 
         assert result.returncode == 0, result.stderr
-        assert "is not running" in result.stdout
+        assert says in result.stdout
         assert embedded_postgres.status(tmp_path / "var") is None

@@ -18,11 +18,7 @@ class Command(BaseCommand):
                 "DATABASE_URL is set, so Engram uses that external PostgreSQL and runs no embedded one: "
                 "manage it with its own tools, or unset DATABASE_URL."
             )
-        if embedded_postgres.started_by_this_process:
-            # Only loading the settings started it: put things back as they were.
-            embedded_postgres.stop(settings.VAR_DIR)
-            self.stdout.write(f"The embedded PostgreSQL is not running (data: {settings.VAR_DIR / 'pgdata'}).")
-        elif action == "status":
+        if action == "status":
             self._status()
         elif embedded_postgres.stop(settings.VAR_DIR):
             self.stdout.write(self.style.SUCCESS("Stopped the embedded PostgreSQL."))
