@@ -1,0 +1,157 @@
+"""`manage.py import_memories FILE.jsonl --user NAME [--cube ID]`: the fast path from another memory store.
+
+One JSON object a line, in the format export_memories writes (so export -> import round-trips):
+
+    content (required), primarySector, sessionId, agentId, keywords, tags, category, context, importance,
+    metadata, createdAt (ISO 8601), deletedAt (ISO 8601: the memory arrives soft-deleted)
+
+snake_case spellings (primary_sector, session_id, ...) are accepted too. Lines are stored in batches
+through memory_store_many: one model call embeds a whole batch, and a batch is written whole or not at
+all. A bad line stops the import with its line number and field (the batches before it stay imported),
+unless --skip-invalid is given, which leaves bad lines out and lists them.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from apps.accounts.selectors import user_resolve
+from apps.core.exceptions import DomainError, InvalidInput
+from apps.memories.services import memory_delete, memory_store_many
+from apps.memories.validation import clean_datetime
+
+# JSON field -> memory_store_many item field. Both the camelCase of the REST/MCP edges and snake_case.
+CAMEL_FIELDS = {
+    "content": "content", "primarySector": "primary_sector", "sessionId": "session_id", "agentId": "agent_id",
+    "keywords": "keywords", "tags": "tags", "category": "category", "context": "context",
+    "importance": "importance", "metadata": "metadata", "createdAt": "created_at",
+}
+FIELDS = {**CAMEL_FIELDS, **{item_field: item_field for item_field in CAMEL_FIELDS.values()}}
+DELETED_AT = ("deletedAt", "deleted_at")
+
+
+@dataclass
+class Line:
+    number: int
+    item: dict
+    deleted: bool
+
+
+class BadLine(Exception):
+    def __init__(self, number: int, message: str, field: str | None = None):
+        where = f"line {number}" + (f", field {field!r}" if field else "")
+        super().__init__(f"{where}: {message}")
+
+
+def parse_line(number: int, text: str) -> Line:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadLine(number, f"not valid JSON ({exc.msg} at column {exc.colno}).") from None
+    if not isinstance(data, dict):
+        raise BadLine(number, "each line must be one JSON object, e.g. {\"content\": \"...\"}.")
+    unknown = [name for name in data if name not in FIELDS and name not in DELETED_AT]
+    if unknown:
+        raise BadLine(number, f"unknown field; known fields are {', '.join([*CAMEL_FIELDS, 'deletedAt'])}.",
+                     field=unknown[0])
+    if "content" not in data:
+        raise BadLine(number, "Missing required parameter: content.", field="content")
+    item = {FIELDS[name]: value for name, value in data.items() if name in FIELDS}
+    deleted = False
+    try:
+        if "created_at" in item:
+            item["created_at"] = clean_datetime(item["created_at"], field_name="createdAt")
+        for name in DELETED_AT:
+            if name in data:
+                deleted = clean_datetime(data[name], field_name=name) is not None
+    except InvalidInput as exc:
+        raise BadLine(number, exc.message, field=exc.field) from None
+    return Line(number=number, item=item, deleted=deleted)
+
+
+class Command(BaseCommand):
+    help = "Import memories from a JSONL file (one JSON object a line), embedding them in batches."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="JSONL file to read, or - for standard input")
+        parser.add_argument("--user", required=True, help="username or id of the user who will own the memories")
+        parser.add_argument("--cube", help="cube id to import into (one the user may write); default: personal cube")
+        parser.add_argument("--batch-size", type=int, default=64, help="memories a model call (default 64)")
+        parser.add_argument("--no-links", action="store_true", help="store without making waypoint links")
+        parser.add_argument("--skip-invalid", action="store_true", help="leave bad lines out and list them")
+
+    def handle(self, *args, file: str, user: str, cube: str | None, batch_size: int, no_links: bool,
+               skip_invalid: bool, **options):
+        actor = user_resolve(identifier=user)
+        if actor is None:
+            raise CommandError(f"No user {user!r}: give an existing username or id with --user.")
+        if batch_size < 1:
+            raise CommandError("--batch-size must be 1 or more.")
+        stream = sys.stdin if file == "-" else self._open(file)
+        total = None if file == "-" else sum(1 for _ in self._open(file))
+        self.imported, self.skipped = 0, []
+        # The progress bar writes to the command's raw stderr: OutputWrapper would end each redraw with "\n".
+        progress = tqdm(total=total, unit="line", desc="import", file=self.stderr._out, dynamic_ncols=True)
+        batch: list[Line] = []
+        try:
+            for number, text in enumerate(stream, start=1):
+                progress.update(1)
+                if not text.strip():
+                    continue
+                try:
+                    batch.append(parse_line(number, text))
+                except BadLine as exc:
+                    self._bad_line(str(exc), skip_invalid)
+                if len(batch) >= batch_size:
+                    self._store(actor, cube, batch, link=not no_links, skip_invalid=skip_invalid)
+                    batch = []
+            if batch:
+                self._store(actor, cube, batch, link=not no_links, skip_invalid=skip_invalid)
+        finally:
+            progress.close()
+            if stream is not sys.stdin:
+                stream.close()
+        for message in self.skipped:
+            self.stderr.write(f"skipped {message}")
+        summary = f"Imported {self.imported} memories"
+        summary += f", skipped {len(self.skipped)} invalid lines." if self.skipped else "."
+        self.stdout.write(self.style.SUCCESS(summary))
+
+    def _open(self, file: str):
+        path = Path(file)
+        if not path.is_file():
+            raise CommandError(f"No file {file!r}: give the path of a JSONL file, or - for standard input.")
+        return path.open(encoding="utf-8")
+
+    def _bad_line(self, message: str, skip_invalid: bool) -> None:
+        if not skip_invalid:
+            raise CommandError(
+                f"{message} Nothing of that line's batch was written; {self.imported} memories were imported "
+                "before it. Fix the line and import the rest, or pass --skip-invalid to leave bad lines out."
+            )
+        self.skipped.append(message)
+
+    def _store(self, actor, cube: str | None, batch: list[Line], *, link: bool, skip_invalid: bool) -> None:
+        while batch:
+            try:
+                results = memory_store_many(actor=actor, items=[line.item for line in batch], cube_id=cube, link=link)
+            except InvalidInput as exc:
+                index = exc.extra.get("index")
+                if index is None:
+                    raise CommandError(exc.message) from None
+                bad = batch.pop(index)
+                message = exc.message.split(": ", 1)[-1]
+                self._bad_line(str(BadLine(bad.number, message, field=exc.field)), skip_invalid)
+                continue
+            except DomainError as exc:
+                raise CommandError(f"{exc.message} ({self.imported} memories were imported before it.)") from None
+            for line, result in zip(batch, results):
+                if line.deleted:
+                    memory_delete(actor=actor, memory_id=result.memory.pk)
+            self.imported += len(results)
+            return
