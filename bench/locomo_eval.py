@@ -1,0 +1,175 @@
+"""LoCoMo dev split: evidence recall@5/@10 and hit@5/@10 of memory_retrieve and memory_search.
+
+    .venv/bin/python bench/locomo_eval.py            # loads the turns once, then evaluates
+    .venv/bin/python bench/locomo_eval.py --reload   # store the turns again (after a storage change)
+    .venv/bin/python bench/locomo_eval.py --no-captions   # turns without their photo captions
+
+Data: ../shared/bench/locomo/locomo_dev.json beside the checkout (see its README). Each conversation
+belongs to a user of its own (``locomo-<sample_id>``) in the benchmark database ``engram_bench_locomo``
+(config/settings/bench.py), never the main ``engram`` one. Every turn is stored through
+memory_store_many, the path import_memories takes (embeddings, keywords, salience, links), with
+
+    content     "<speaker>: <text>", plus " [shares a photo: <blip_caption>]" when the turn has a photo:
+                the caption is what the turn said with its picture, and some questions ask about it
+                (--no-captions measures without, in a database of its own)
+    created_at  the session's date and time, plus one second per turn to keep their order
+    sessionId   "<sample_id>-session-<n>"
+    metadata    dia_id, speaker, session number, session date as written in the data
+
+Each question then goes through memory_retrieve (what retrieve_memories calls) and memory_search (what
+search_memories calls) with reinforce=False, so that the evaluation leaves the data it measures as it
+was. Scoring follows the README: category 5 skipped, evidence ids that match no turn skipped, questions
+left with none skipped (759 scored); recall@k = share of a question's evidence turns in the top k,
+averaged over questions; hit@k = at least one in the top k; also per category.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import REPO, bench_user, machine, setup_django  # noqa: E402
+
+LOCOMO = REPO.parent / "shared" / "bench" / "locomo" / "locomo_dev.json"
+DATABASE = "engram_bench_locomo"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "inferential", 4: "single-hop"}
+EXPECTED_QUESTIONS = 759
+KS = (5, 10)
+BASELINES = "BM25 R@5 0.518 R@10 0.591 | MiniLM cosine R@5 0.390 R@10 0.503 | RRF R@5 0.491"
+
+
+def session_turns(conversation: dict) -> list[tuple[int, datetime, str, list[dict]]]:
+    sessions = []
+    for key, turns in conversation.items():
+        if key.startswith("session_") and isinstance(turns, list):
+            number = int(key.removeprefix("session_"))
+            written = conversation[f"{key}_date_time"]
+            when = datetime.strptime(written, "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+            sessions.append((number, when, written, turns))
+    return sorted(sessions)
+
+
+def turn_content(turn: dict, *, captions: bool) -> str:
+    content = f"{turn['speaker']}: {turn['text']}"
+    if captions and turn.get("blip_caption"):
+        content += f" [shares a photo: {turn['blip_caption']}]"
+    return content
+
+
+def load_conversation(sample: dict, *, reload: bool, captions: bool) -> int:
+    from apps.memories.models import Memory
+    from apps.memories.services import memory_store_many
+
+    user = bench_user(f"locomo-{sample['sample_id']}")
+    sessions = session_turns(sample["conversation"])
+    expected = sum(len(turns) for *_, turns in sessions)
+    stored = Memory.objects.filter(owner=user)
+    if stored.count() == expected and not reload:
+        return 0
+    stored.delete()
+    for number, when, written, turns in sessions:
+        items = [{
+            "content": turn_content(turn, captions=captions),
+            "created_at": when + timedelta(seconds=index),
+            "session_id": f"{sample['sample_id']}-session-{number}",
+            "metadata": {"dia_id": turn["dia_id"], "speaker": turn["speaker"], "session": number,
+                         "session_date": written},
+        } for index, turn in enumerate(turns)]
+        memory_store_many(actor=user, items=items)
+    return expected
+
+
+def scored_questions(sample: dict) -> list[dict]:
+    turn_ids = {turn["dia_id"] for *_, turns in session_turns(sample["conversation"]) for turn in turns}
+    questions = []
+    for qa in sample["qa"]:
+        if qa["category"] == 5:
+            continue
+        evidence = {dia_id for dia_id in qa["evidence"] if dia_id in turn_ids}
+        if evidence:
+            questions.append({"question": qa["question"], "category": qa["category"], "evidence": evidence})
+    return questions
+
+
+def evaluate(samples: list[dict], operation) -> dict:
+    """Run every scored question through ``operation(actor, text, limit) -> [dia_id]``; aggregate."""
+    totals = defaultdict(lambda: defaultdict(float))
+    latencies = []
+    for sample in samples:
+        user = bench_user(f"locomo-{sample['sample_id']}")
+        for question in scored_questions(sample):
+            started = time.perf_counter()
+            ranked = operation(user, question["question"], max(KS))
+            latencies.append(time.perf_counter() - started)
+            for group in ("all", CATEGORIES[question["category"]]):
+                row = totals[group]
+                row["n"] += 1
+                for k in KS:
+                    found = len(question["evidence"] & set(ranked[:k]))
+                    row[f"recall@{k}"] += found / len(question["evidence"])
+                    row[f"hit@{k}"] += 1.0 if found else 0.0
+    report = {group: {"n": int(row["n"]), **{m: round(v / row["n"], 3) for m, v in row.items() if m != "n"}}
+              for group, row in totals.items()}
+    report["mean_ms"] = round(1000 * sum(latencies) / len(latencies), 1)
+    return report
+
+
+def retrieve_ids(actor, text: str, limit: int) -> list[str]:
+    from apps.memories.services import memory_retrieve
+
+    result = memory_retrieve(actor=actor, text=text, limit=limit, reinforce=False)
+    return [item.memory.metadata["dia_id"] for item in result.items]
+
+
+def search_ids(actor, text: str, limit: int) -> list[str]:
+    from apps.memories.services import memory_search
+
+    result = memory_search(actor=actor, text=text, limit=limit, reinforce=False)
+    return [item.memory.metadata["dia_id"] for item in result.items]
+
+
+def print_report(name: str, report: dict) -> None:
+    print(f"\n{name} (mean {report['mean_ms']} ms a question)")
+    print(f"{'':12} {'n':>4} {'R@5':>6} {'R@10':>6} {'hit@5':>6} {'hit@10':>6}")
+    for group in ["all", *CATEGORIES.values()]:
+        row = report[group]
+        print(f"{group:12} {row['n']:>4} {row['recall@5']:>6.3f} {row['recall@10']:>6.3f} "
+              f"{row['hit@5']:>6.3f} {row['hit@10']:>6.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reload", action="store_true", help="store every turn again")
+    parser.add_argument("--no-captions", action="store_true", help="store turns without their photo captions")
+    parser.add_argument("--only", choices=["retrieve", "search"], help="evaluate one operation")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = parser.parse_args()
+    setup_django(f"{DATABASE}_nocaptions" if args.no_captions else DATABASE)
+    samples = json.loads(LOCOMO.read_text())
+    started = time.perf_counter()
+    loaded = sum(load_conversation(sample, reload=args.reload, captions=not args.no_captions) for sample in samples)
+    if loaded:
+        print(f"stored {loaded} turns in {time.perf_counter() - started:.0f} s")
+    scored = sum(len(scored_questions(sample)) for sample in samples)
+    assert scored == EXPECTED_QUESTIONS, f"{scored} scored questions, the README says {EXPECTED_QUESTIONS}"
+    print(f"{machine()}\nLoCoMo dev: {len(samples)} conversations, {scored} scored questions\nbaselines: {BASELINES}")
+    operations = {"retrieve": retrieve_ids, "search": search_ids}
+    reports = {}
+    for name, operation in operations.items():
+        if args.only in (None, name):
+            operation(bench_user(f"locomo-{samples[0]['sample_id']}"), "warm up", 10)
+            reports[name] = evaluate(samples, operation)
+            print_report(f"memory_{name}", reports[name])
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(reports, indent=2))
+
+
+if __name__ == "__main__":
+    main()

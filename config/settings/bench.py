@@ -1,0 +1,17 @@
+"""Settings for bench/: the same embedded PostgreSQL (or DATABASE_URL's server), a database of its own.
+
+ENGRAM_BENCH_DB names the database (default ``engram_bench``); bench/common.py creates and migrates
+it on first use and keeps it between runs, so a generated corpus is built once. The user's own
+``engram`` database is never touched.
+"""
+from config.env import env_str
+
+from .base import *  # noqa: F401,F403
+from .base import DATABASES
+
+SECRET_KEY = "engram-bench-only-not-secret"
+DEBUG = False
+DATABASES["default"]["NAME"] = env_str("ENGRAM_BENCH_DB", "engram_bench")
+# Under ASGI each worker thread would keep its own connection for a minute; on a PostgreSQL server
+# shared with other work, that ran out of connections (max_connections 100) during REST runs.
+DATABASES["default"]["CONN_MAX_AGE"] = 0
