@@ -40,3 +40,18 @@ def test_a_server_error_elsewhere_keeps_the_html_page():
     response = server_error_view(RequestFactory().get("/memories/"))
     assert response.status_code == 500
     assert response["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.django_db
+def test_a_post_without_the_trailing_slash_is_not_redirected_and_stores_nothing(api):
+    from apps.memories.models import Memory
+
+    response = api.post("/api/v1/memories", {"content": "lost?"}, format="json")
+    assert response.status_code == 404
+    assert response.json()["error"]["message"].endswith("API paths end with a slash (/api/v1/memories/).")
+    assert not Memory.objects.exists()
+
+
+@pytest.mark.django_db
+def test_pages_still_get_the_slash_redirect(client):
+    assert client.get("/admin").status_code == 301

@@ -1,6 +1,7 @@
 """One error envelope for the REST API: {"error": {"code", "message", "details"}}."""
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, JsonResponse
+from django.urls import Resolver404, resolve
 from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -63,8 +64,18 @@ def not_found_view(request, exception):
     """Django's 404 handler: the envelope under /api/, the normal page elsewhere."""
     if request.path.startswith(API_PATH_PREFIX):
         message = f"There is no API endpoint at {request.path}. The endpoints are listed at /api/docs/."
+        if not request.path.endswith("/") and _resolves(f"{request.path_info}/"):
+            message = f"There is no API endpoint at {request.path}: API paths end with a slash ({request.path}/)."
         return JsonResponse(error_body("not_found", message), status=404)
     return defaults.page_not_found(request, exception)
+
+
+def _resolves(path: str) -> bool:
+    try:
+        resolve(path)
+    except Resolver404:
+        return False
+    return True
 
 
 def server_error_view(request):
