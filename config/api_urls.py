@@ -5,4 +5,5 @@ urlpatterns = [
     path("", include("apps.accounts.api.urls")),
     path("", include("apps.cubes.api.urls")),
     path("", include("apps.memories.api.urls")),
+    path("", include("apps.graph.api.urls")),
 ]

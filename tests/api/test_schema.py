@@ -19,6 +19,7 @@ OPERATIONS = {
     "/api/v1/tokens/{token_id}/": {"delete"},
     "/api/v1/cubes/": {"get"},
     "/api/v1/cubes/{cube_id}/": {"get"},
+    "/api/v1/graph/snapshot/": {"get"},
 }
 
 

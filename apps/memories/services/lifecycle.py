@@ -12,6 +12,7 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 from apps.cubes.selectors import cube_ids_writable
+from apps.graph import events
 from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
 from apps.memories.selectors import memory_get, parse_memory_id
 from apps.memories.services.linking import create_links
@@ -87,6 +88,8 @@ def memory_update(*, actor: User, memory_id, **changes) -> UpdateResult:
             _replace_vectors(memory, vectors)
             MemoryLink.objects.filter(source=memory).delete()
             connections = len(create_links(memory, vectors))
+        events.publish_after_commit(events.Kind.MEMORY_UPDATED, memory.cube_id,
+                                    events.memory_changed(memory, relinked=vectors is not None))
     return UpdateResult(memory=memory, embeddings_regenerated=vectors is not None, connections_updated=connections)
 
 
@@ -105,6 +108,7 @@ def memory_reembed(*, actor: User, memory_id, curator: bool = False) -> Memory:
         _replace_vectors(memory, vectors)
         MemoryLink.objects.filter(source=memory).delete()
         create_links(memory, vectors)
+        events.publish_after_commit(events.Kind.MEMORY_RELINKED, memory.cube_id, events.memory_relinked(memory))
     return memory
 
 
@@ -114,7 +118,9 @@ def memory_delete(*, actor: User, memory_id, soft: bool = True, curator: bool = 
     memory_restore; hard delete removes it with its vectors and links. Returns "soft" or "hard"."""
     memory = _get_writable(actor=actor, memory_id=memory_id, curator=curator)
     if not soft:
+        memory_id, cube_id = memory.pk, memory.cube_id
         memory.delete()
+        events.publish_after_commit(events.Kind.MEMORY_HARD_DELETED, cube_id, events.memory_removed(memory_id))
         return "hard"
     if memory.deleted_at is None:
         memory.strength_before_delete = memory.strength
@@ -122,6 +128,7 @@ def memory_delete(*, actor: User, memory_id, soft: bool = True, curator: bool = 
         memory.deleted_at = timezone.now()
         memory.deleted_by = actor
         memory.save(update_fields=["strength_before_delete", "strength", "deleted_at", "deleted_by", "updated_at"])
+        events.publish_after_commit(events.Kind.MEMORY_SOFT_DELETED, memory.cube_id, events.memory_removed(memory.pk))
     return "soft"
 
 
@@ -135,6 +142,7 @@ def memory_restore(*, actor: User, memory_id, curator: bool = False) -> Memory:
     memory.deleted_at = None
     memory.deleted_by = None
     memory.save(update_fields=["strength_before_delete", "strength", "deleted_at", "deleted_by", "updated_at"])
+    events.publish_after_commit(events.Kind.MEMORY_RESTORED, memory.cube_id, events.memory_restored(memory))
     return memory
 
 
@@ -146,6 +154,7 @@ def memory_boost(*, actor: User, memory_id, amount: float = 0.1, curator: bool =
     memory.importance = round(min(1.0, memory.importance + amount), 4)
     memory.salience = round(min(1.0, memory.salience + amount / 2), 4)
     memory.save(update_fields=["importance", "salience", "updated_at"])
+    events.publish_after_commit(events.Kind.MEMORY_BOOSTED, memory.cube_id, events.memory_changed(memory))
     return memory
 
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.cubes.selectors import cube_get_writable
 from apps.cubes.services import cube_ensure_personal
+from apps.graph import events
 from apps.memories.embeddings import embed_texts, sector_texts
 from apps.memories.models import SECTORS, Memory, MemoryEmbedding
 from apps.memories.services.linking import create_links
@@ -106,6 +107,7 @@ def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: st
     [vectors] = embed_memories([memory])
     with transaction.atomic():
         links_created = _persist(memory, vectors, link=True)
+        events.publish_after_commit(events.Kind.MEMORIES_CREATED, cube.pk, events.memories_created([memory]))
     return StoreResult(memory=memory, embeddings_generated=len(vectors), links_created=links_created)
 
 
@@ -127,4 +129,5 @@ def memory_store_many(*, actor: User, items: list[dict], cube_id: str | None = N
         for memory, vectors in zip(memories, all_vectors):
             links_created = _persist(memory, vectors, link=link)
             results.append(StoreResult(memory=memory, embeddings_generated=len(vectors), links_created=links_created))
+        events.publish_after_commit(events.Kind.MEMORIES_CREATED, cube.pk, events.memories_created(memories))
     return results

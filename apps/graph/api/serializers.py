@@ -1,0 +1,59 @@
+from rest_framework import serializers
+from rest_framework.settings import ISO_8601
+
+from apps.core.api.serializers import StrictSerializer
+from apps.cubes.api.serializers import CubeIdField
+from apps.graph.selectors import DEFAULT_SNAPSHOT_NODES, MAX_SNAPSHOT_NODES
+from apps.memories.api.serializers import SectorField
+from apps.memories.models import Memory
+
+DATE_FORMATS = [ISO_8601, "%Y-%m-%d"]
+
+
+class SnapshotQuerySerializer(StrictSerializer):
+    cube = CubeIdField(required=False, help_text="Only this cube; by default every cube you can read.")
+    kind = serializers.ChoiceField(choices=Memory.Kind.choices, required=False, help_text="Only nodes of this kind.")
+    sector = SectorField(required=False)
+    min_strength = serializers.FloatField(required=False, min_value=0.0, max_value=1.0,
+                                          help_text="Only nodes at least this strong, 0 to 1.")
+    date_from = serializers.DateTimeField(required=False, input_formats=DATE_FORMATS,
+                                          help_text="Only nodes created at or after this (ISO 8601 date or date-time).")
+    date_to = serializers.DateTimeField(required=False, input_formats=DATE_FORMATS,
+                                        help_text="Only nodes created at or before this (ISO 8601 date or date-time).")
+    limit = serializers.IntegerField(required=False, default=DEFAULT_SNAPSHOT_NODES, min_value=1,
+                                     max_value=MAX_SNAPSHOT_NODES,
+                                     help_text=f"Most nodes to return, newest first: 1 to {MAX_SNAPSHOT_NODES} "
+                                               f"(default {DEFAULT_SNAPSHOT_NODES}).")
+
+    def validate(self, attrs):
+        if "date_from" in attrs and "date_to" in attrs and attrs["date_from"] > attrs["date_to"]:
+            raise serializers.ValidationError({"date_to": ["date_to must not be before date_from."]})
+        return attrs
+
+
+class GraphNodeSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField(help_text="The first 200 characters of the memory.")
+    kind = serializers.CharField()
+    sector = serializers.CharField()
+    importance = serializers.FloatField()
+    strength = serializers.FloatField()
+    salience = serializers.FloatField()
+    created_at = serializers.DateTimeField()
+    cube = serializers.CharField()
+
+
+class GraphEdgeSerializer(serializers.Serializer):
+    source = serializers.UUIDField()
+    target = serializers.UUIDField()
+    type = serializers.CharField()
+    weight = serializers.FloatField()
+
+
+class SnapshotSerializer(serializers.Serializer):
+    nodes = GraphNodeSerializer(many=True)
+    edges = GraphEdgeSerializer(many=True, help_text="The links among the nodes shown.")
+    total_nodes = serializers.IntegerField(help_text="Nodes matching the filters.")
+    shown_nodes = serializers.IntegerField(help_text="Nodes returned: showing shown_nodes of total_nodes.")
+    last_event_id = serializers.IntegerField(
+        help_text="Subscribe on /ws/graph/ with since set to this to receive every later change.")

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class GraphConfig(AppConfig):
+    name = "apps.graph"
+    label = "graph"

@@ -1,0 +1,66 @@
+"""The only way services publish live-graph events: ``publish_after_commit`` (plus the payload builders).
+
+After the write commits, the event is stored in GraphEvent (its id is the sequence number clients
+catch up from) and sent to the cube's group. A message too large for the channel layer carries only a
+reference, and the consumer reads the stored event.
+"""
+from __future__ import annotations
+
+import json
+from functools import partial
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.db.models import Q
+
+from apps.graph.groups import cube_group
+from apps.graph.models import GraphEvent
+from apps.graph.selectors import EDGE_COLUMNS, edge_payload, node_payload
+from apps.memories.models import Memory, MemoryLink
+
+Kind = GraphEvent.Kind
+# Below the PostgreSQL layer's NOTIFY limit (7999 bytes with its envelope), and small for Redis too.
+MAX_INLINE_MESSAGE_BYTES = 7000
+
+def publish_after_commit(kind: str, cube_id: str, payload: dict) -> None:
+    """Store and broadcast the event once the current transaction commits (at once outside one).
+    A failed broadcast is logged, never raised: the write it reports has already committed."""
+    transaction.on_commit(partial(_publish, Kind(kind), cube_id, payload), robust=True)
+
+def event_message(event: GraphEvent) -> dict:
+    """The event as a socket sends it to the client."""
+    return {"type": "event", "id": event.id, "kind": event.kind, "cube": event.cube_id, "payload": event.payload}
+
+def _publish(kind: str, cube_id: str, payload: dict) -> None:
+    event = GraphEvent.objects.create(cube_id=cube_id, kind=kind, payload=payload)
+    message = {**event_message(event), "type": "graph.event"}
+    if len(json.dumps(message)) > MAX_INLINE_MESSAGE_BYTES:
+        message = {"type": "graph.event", "id": event.id, "cube": cube_id}
+    async_to_sync(get_channel_layer().group_send)(cube_group(cube_id), message)
+
+def _edges(links) -> list[dict]:
+    return [edge_payload(**row) for row in links.values(*EDGE_COLUMNS)]
+
+def memories_created(memories: list[Memory]) -> dict:
+    ids = [memory.pk for memory in memories]
+    return {"nodes": [node_payload(memory) for memory in memories],
+            "edges": _edges(MemoryLink.objects.filter(source_id__in=ids))}
+
+def memory_changed(memory: Memory, *, relinked: bool = False) -> dict:
+    """A node's new state; ``outgoing_edges``, when present, replace all of the node's outgoing edges."""
+    payload = {"node": node_payload(memory)}
+    if relinked:
+        payload["outgoing_edges"] = _edges(MemoryLink.objects.filter(source=memory))
+    return payload
+
+def memory_relinked(memory: Memory) -> dict:
+    return {"id": str(memory.pk), "outgoing_edges": _edges(MemoryLink.objects.filter(source=memory))}
+
+def memory_restored(memory: Memory) -> dict:
+    """The node is back, with its edges in both directions (a client dropped them when it was deleted)."""
+    links = MemoryLink.objects.filter(Q(source=memory) | Q(target=memory))
+    return {"node": node_payload(memory), "edges": _edges(links)}
+
+def memory_removed(memory_id) -> dict:
+    return {"id": str(memory_id)}

@@ -1,0 +1,16 @@
+"""The only place that names channel-layer groups. Channels accepts letters, digits, `-_.` and fewer
+than 100 characters; a cube id may be 100 characters long, so long ids are shortened with a hash."""
+import hashlib
+
+MAX_GROUP_NAME_CHARS = 99
+CUBE_PREFIX = "graph.cube."
+
+
+def cube_group(cube_id: str) -> str:
+    """The group of every socket watching one cube. Cube ids match ^[a-zA-Z0-9_-]+$ already."""
+    name = CUBE_PREFIX + cube_id
+    if len(name) <= MAX_GROUP_NAME_CHARS:
+        return name
+    # A readable head plus a digest of the whole id keeps distinct ids in distinct groups.
+    digest = hashlib.sha256(cube_id.encode()).hexdigest()[:32]
+    return f"{CUBE_PREFIX}{cube_id[:40]}.{digest}"

@@ -1,0 +1,115 @@
+"""Reads of the live graph: the snapshot a page starts from, and the stored events a socket replays."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count, Max, Min, Window
+from django.db.models.functions import Left
+
+from apps.accounts.models import User
+from apps.core.exceptions import InvalidInput
+from apps.cubes.selectors import cube_get_readable, cube_ids_readable
+from apps.graph.models import GraphEvent
+from apps.memories.models import Memory, MemoryLink
+
+PREVIEW_CHARS = 200
+DEFAULT_SNAPSHOT_NODES = 2000
+MAX_SNAPSHOT_NODES = 10000
+NODE_COLUMNS = ("id", "kind", "primary_sector", "importance", "strength", "salience", "created_at", "cube_id")
+EDGE_COLUMNS = ("source_id", "target_id", "link_type", "weight")
+
+
+def node_payload(memory) -> dict:
+    """A graph node from a Memory, or from a row of NODE_COLUMNS plus ``preview``."""
+    row = memory if isinstance(memory, dict) else {
+        **{column: getattr(memory, column) for column in NODE_COLUMNS}, "preview": memory.content[:PREVIEW_CHARS],
+    }
+    return {
+        "id": str(row["id"]), "content": row["preview"], "kind": row["kind"], "sector": row["primary_sector"],
+        "importance": row["importance"], "strength": row["strength"], "salience": row["salience"],
+        "created_at": row["created_at"].isoformat(), "cube": row["cube_id"],
+    }
+
+
+def edge_payload(*, source_id, target_id, link_type, weight) -> dict:
+    return {"source": str(source_id), "target": str(target_id), "type": link_type, "weight": weight}
+
+
+@dataclass(frozen=True)
+class GraphSnapshot:
+    nodes: list[dict]
+    edges: list[dict]
+    total_nodes: int
+    last_event_id: int
+
+    @property
+    def shown_nodes(self) -> int:
+        return len(self.nodes)
+
+
+def graph_snapshot(*, actor: User, cube_id: str | None = None, kind: str | None = None, sector: str | None = None,
+                   min_strength: float | None = None, date_from: datetime | None = None,
+                   date_to: datetime | None = None, limit: int = DEFAULT_SNAPSHOT_NODES) -> GraphSnapshot:
+    """The live memories the actor may read (one cube, or all readable ones), newest first, at most
+    ``limit`` of them, with the links among them. Nodes and their total count take one query, edges one.
+
+    ``last_event_id`` is read first: subscribing with ``since`` set to it replays every change made
+    while the snapshot was being read (a change may then arrive twice; applying it is idempotent)."""
+    if not 1 <= limit <= MAX_SNAPSHOT_NODES:
+        raise InvalidInput(f"limit must be between 1 and {MAX_SNAPSHOT_NODES}.", field="limit")
+    last_event_id = GraphEvent.objects.aggregate(last=Max("id"))["last"] or 0
+    memories = Memory.objects.filter(deleted_at__isnull=True)
+    if cube_id is not None:
+        memories = memories.filter(cube=cube_get_readable(actor=actor, cube_id=cube_id))
+    else:
+        memories = memories.filter(cube_id__in=cube_ids_readable(actor=actor))
+    if kind:
+        memories = memories.filter(kind=kind)
+    if sector:
+        memories = memories.filter(primary_sector=sector)
+    if min_strength is not None:
+        memories = memories.filter(strength__gte=min_strength)
+    if date_from:
+        memories = memories.filter(created_at__gte=date_from)
+    if date_to:
+        memories = memories.filter(created_at__lte=date_to)
+    rows = list(
+        memories.order_by("-created_at", "id")
+        .annotate(preview=Left("content", PREVIEW_CHARS), total=Window(Count("id")))
+        .values(*NODE_COLUMNS, "preview", "total")[:limit]
+    )
+    ids = [row["id"] for row in rows]
+    edges = []
+    if ids:
+        links = MemoryLink.objects.filter(source_id__in=ids, target_id__in=ids).order_by("id")
+        edges = [edge_payload(**row) for row in links.values(*EDGE_COLUMNS)]
+    return GraphSnapshot(
+        nodes=[node_payload(row) for row in rows],
+        edges=edges,
+        total_nodes=rows[0]["total"] if rows else 0,
+        last_event_id=last_event_id,
+    )
+
+
+@dataclass(frozen=True)
+class Replay:
+    events: list[GraphEvent]
+    # False when events after `since` were pruned or exceed the limit: the client must reload the snapshot.
+    complete: bool
+
+
+def graph_events_since(*, actor: User, cube_id: str, since: int, limit: int) -> Replay:
+    """Stored events of a readable cube after ``since``, oldest first, at most ``limit``."""
+    oldest = GraphEvent.objects.aggregate(oldest=Min("id"))["oldest"]
+    if oldest is not None and since < oldest - 1:
+        return Replay(events=[], complete=False)
+    events = list(
+        GraphEvent.objects.filter(cube_id=cube_id, cube_id__in=cube_ids_readable(actor=actor), id__gt=since)
+        .order_by("id")[:limit + 1]
+    )
+    return Replay(events=events[:limit], complete=len(events) <= limit)
+
+
+def graph_event_get(*, actor: User, event_id: int) -> GraphEvent | None:
+    return GraphEvent.objects.filter(pk=event_id, cube_id__in=cube_ids_readable(actor=actor)).first()
