@@ -10,6 +10,7 @@ from apps.core.exceptions import InvalidInput, NotFound
 from apps.cubes.selectors import cube_ids_readable
 from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
 from apps.memories.validation import MemoryFilters
+from apps.memories.vectors import filtered_vector_scan
 
 
 def memories_readable(*, actor: User, include_deleted: bool = False) -> QuerySet[Memory]:
@@ -119,9 +120,11 @@ def memory_neighbours(*, actor: User, memory_id, limit: int = 5) -> list[tuple[M
     vector = MemoryEmbedding.objects.filter(memory=memory, sector="semantic").values_list("embedding", flat=True).first()
     if vector is None:
         return []
-    rows = (
-        MemoryEmbedding.objects.filter(sector="semantic", memory_id__in=memories_readable(actor=actor).values("pk"))
-        .exclude(memory_id=memory.pk).annotate(distance=CosineDistance("embedding", vector))
-        .select_related("memory").order_by("distance")[:limit]
-    )
+    with filtered_vector_scan():
+        rows = list(
+            MemoryEmbedding.objects.filter(sector="semantic", memory_id__in=memories_readable(actor=actor).values("pk"))
+            .exclude(memory_id=memory.pk).annotate(distance=CosineDistance("embedding", vector))
+            .select_related("memory").order_by("distance")[:limit]
+        )
+    rows.sort(key=lambda row: row.distance)
     return [(row.memory, round(1.0 - row.distance, 4)) for row in rows]

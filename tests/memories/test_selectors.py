@@ -1,3 +1,6 @@
+import numpy as np
+import pytest
+
 from apps.memories.selectors import memory_counts, memory_list, memory_neighbours
 from apps.memories.services import memory_delete
 
@@ -31,3 +34,48 @@ def test_list_and_counts_in_constant_queries(user, other_user, store, django_ass
     with django_assert_num_queries(2):
         counts = memory_counts(actor=user)
     assert (counts["total"], counts["deleted"]) == (3, 1)
+
+
+@pytest.fixture
+def crowded(user, other_user, store):
+    """Alice's two tomato memories, and 300 of Bob's whose vectors sit right by Alice's first one,
+    with the planner made to use the HNSW index, as it does on a large table."""
+    from django.db import connection
+
+    from apps.cubes.services import cube_ensure_personal
+    from apps.memories.models import Memory, MemoryEmbedding
+
+    first = store(user, "Water the tomatoes every other evening", session_id="a")
+    second = store(user, "Tomato plants need watering every second night", session_id="b")
+    vector = MemoryEmbedding.objects.get(memory=first, sector="semantic").embedding
+    cube = cube_ensure_personal(actor=other_user)
+    bobs = Memory.objects.bulk_create(
+        [Memory(cube=cube, owner=other_user, content=f"Bob's note {n}") for n in range(300)]
+    )
+    # Distinct vectors (pgvector stores identical ones as one graph element), all right by Alice's.
+    nudged = []
+    for n in range(len(bobs)):
+        near = np.array(vector, dtype=float)
+        near[n % len(near)] += 0.001 * (1 + n // len(near))
+        nudged.append(near / np.linalg.norm(near))
+    MemoryEmbedding.objects.bulk_create(
+        [MemoryEmbedding(memory=memory, sector="semantic", embedding=near) for memory, near in zip(bobs, nudged)]
+    )
+    with connection.cursor() as cursor:
+        # The exact path needs a sort; the HNSW scan yields rows in order: this makes the planner take it.
+        cursor.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off")
+    return first, second
+
+
+def test_neighbours_are_found_when_other_users_crowd_the_index(user, crowded):
+    first, second = crowded
+    assert [memory.pk for memory, _ in memory_neighbours(actor=user, memory_id=first.pk)] == [second.pk]
+
+
+def test_links_are_found_when_other_users_crowd_the_index(user, crowded):
+    from apps.memories.models import MemoryEmbedding
+    from apps.memories.services.linking import choose_links
+
+    first, second = crowded
+    vectors = {e.sector: list(e.embedding) for e in MemoryEmbedding.objects.filter(memory=second)}
+    assert [candidate.target_id for candidate in choose_links(second, vectors)] == [str(first.pk)]
