@@ -149,21 +149,20 @@ def store_throughput(*, singles: int, batches: int, batch_size: int) -> dict:
 
 def explain(user, text: str) -> None:
     """EXPLAIN ANALYZE every statement of one retrieve and one search, slowest first."""
-    from django.db import connection, transaction
+    from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     from apps.memories.services import memory_retrieve, memory_search
-    from apps.memories.services.retrieval import _set_hnsw_scan
+    from apps.memories.vectors import filtered_vector_scan
 
     for name, call in (("retrieve", memory_retrieve), ("search", memory_search)):
         with CaptureQueriesContext(connection) as captured:
             call(actor=user, text=text, limit=10, reinforce=False)
-        statements = [q for q in captured.captured_queries if q["sql"].lstrip().upper().startswith("SELECT")]
+        statements = [q for q in captured.captured_queries if q["sql"].lstrip().upper().startswith(("SELECT", "WITH"))]
         statements.sort(key=lambda q: float(q["time"]), reverse=True)
         print(f"\n=== {name} {text!r}: {len(captured.captured_queries)} statements")
         for query in statements[:4]:
-            with transaction.atomic(), connection.cursor() as cursor:
-                _set_hnsw_scan()
+            with filtered_vector_scan(), connection.cursor() as cursor:
                 cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {query['sql']}")
                 plan = "\n".join(row[0] for row in cursor.fetchall())
             print(f"\n--- {float(query['time']) * 1000:.1f} ms: {query['sql'][:300]}\n{plan}")

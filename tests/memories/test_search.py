@@ -98,3 +98,23 @@ def test_isolation(user, other_user, corpus, store):
     theirs = store(other_user, "User prefers dark mode for all applications")
     assert theirs.pk not in ids(memory_search(actor=user, text="dark AND mode"))
     assert ids(memory_search(actor=other_user, text="dark AND mode")) == {theirs.pk}
+
+
+def test_a_boolean_search_with_more_matches_than_the_pool_ranks_them_all(user):
+    # More matches than the candidate pool: their vectors are compared exactly, all of them, so every
+    # page is ranked by the full score and the pages together hold every match once.
+    from apps.memories.services import memory_store_many
+    from apps.memories.services.retrieval import MIN_POOL
+
+    count = MIN_POOL + 21
+    items = [{"content": f"Garden log {n}: checked the fence posts and the shed roof"} for n in range(count - 1)]
+    items.append({"content": "Garden log: the tomatoes need feeding this week"})
+    memory_store_many(actor=user, items=items, link=False)
+    first = memory_search(actor=user, text="garden AND log", limit=100)
+    rest = memory_search(actor=user, text="garden AND log", limit=100, offset=100)
+    assert first.search_type == "full-text" and first.total_count == count
+    items = first.items + rest.items
+    assert len({item.memory.pk for item in items}) == count
+    assert all(item.dense > 0 for item in items)
+    scores = [item.score for item in items]
+    assert scores == sorted(scores, reverse=True)

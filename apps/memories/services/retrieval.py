@@ -1,9 +1,11 @@
 """Finding memories: composite-scored retrieval and boolean full-text search, both hybrid.
 
 How relevance is computed (also in docs/retrieval.md):
-1. Candidates. The query is embedded once, unprefixed. Dense candidates are the nearest sector
-   vectors (HNSW, cosine, iterative scan so that filters keep enough rows); lexical candidates are the
-   best full-text matches (GIN over a generated tsvector). Their union is scored exactly.
+1. Candidates. The query is embedded once, unprefixed (in a worker thread, while the lexical statement
+   runs). Dense candidates are the nearest sector vectors (HNSW, cosine, iterative scan so that filters
+   keep enough rows; a boolean search with few matches compares their vectors exactly); lexical
+   candidates are the best full-text matches (GIN over a generated tsvector). Their union is scored
+   exactly, in one statement.
 2. Dense score: a memory's best cosine similarity over the requested sectors.
 3. Lexical score: IDF-weighted term matching. Each distinct lexeme t of the query's (positive) words
    weighs idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), where N is the number of memories in scope (the
@@ -21,15 +23,17 @@ Every memory returned is accessed: its access count rises and its strength is re
 from __future__ import annotations
 
 import html
-import math
 import re
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.contrib.postgres.search import SearchQuery
-from django.db import connection, transaction
-from django.db.models import BooleanField, Count, F, FloatField, Min, Value
+from django.core.exceptions import EmptyResultSet
+from django.db import connection
+from django.db.models import BooleanField, ExpressionWrapper, F, FloatField, Min, OuterRef, Subquery, Value
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Greatest
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
@@ -41,6 +45,7 @@ from apps.memories.query import ParsedQuery, any_words, parse_search
 from apps.memories.selectors import link_weight_subquery, memory_filtered
 from apps.memories.services.lifecycle import memory_reinforce
 from apps.memories.validation import MemoryFilters, clean_limit, clean_offset
+from apps.memories.vectors import filtered_vector_scan
 
 DENSE_WEIGHT = 0.5
 LEXICAL_WEIGHT = 0.5
@@ -48,10 +53,15 @@ MIN_POOL = 100
 # Plain-word search keeps a memory with no word in common only when its cosine similarity reaches this.
 SEARCH_MIN_SIMILARITY = 0.45
 MAX_QUERY_CHARS = 2000
-HNSW_EF_SEARCH = 200
+# A boolean search with at most this many matches compares their vectors exactly instead of through HNSW.
+EXACT_DENSE_MATCHES = 2500
 YEAR_SECONDS = 365 * 86400.0
 HIGHLIGHT_CHARS = 400
 HIGHLIGHT_WORD = re.compile(r"([^\W_]+)", re.UNICODE)
+LEXEME_CACHE_WORDS = 200_000
+_lexeme_cache: dict[str, frozenset[str]] = {}
+# Query embeddings run here, beside the request's SQL; a few workers so that concurrent requests do not queue.
+_query_embedder = ThreadPoolExecutor(max_workers=4, thread_name_prefix="engram-query-embedding")
 
 
 @dataclass
@@ -101,30 +111,45 @@ def _tsquery(parsed: ParsedQuery) -> SearchQuery:
     return SearchQuery(parsed.tsquery, search_type="raw", config=SEARCH_CONFIG)
 
 
-def _set_hnsw_scan() -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {HNSW_EF_SEARCH}")
+def _start_embedding(text: str) -> Future:
+    """The query vector, computed in a worker thread while the calling thread runs the first SQL (torch
+    releases the GIL). Only the model runs there: database work stays on the caller's connection."""
+    return _query_embedder.submit(embed_query, text)
 
 
-def _dense_candidates(base, vector, sectors: list[str], pool: int) -> dict:
-    rows = (
+def _dense_candidates(base, vector, sectors: list[str], pool: int) -> list:
+    """The `pool` memories nearest the query, by their nearest sector vector. A memory's sector vectors
+    lie close together, so twice `pool` vectors nearly always hold `pool` memories and cost half of
+    asking for every sector's `pool` (docs/benchmarks.md); when they do not, that is asked next."""
+    nearest = (
         MemoryEmbedding.objects.filter(memory_id__in=base.values("pk"), sector__in=sectors)
-        .annotate(distance=CosineDistance("embedding", vector)).order_by("distance")
-        .values_list("memory_id", "distance")[: pool * len(sectors)]
+        .order_by(CosineDistance("embedding", vector)).values_list("memory_id", flat=True)
     )
-    best: dict = {}
-    for memory_id, distance in rows:
-        best.setdefault(memory_id, 1.0 - distance)
-    return dict(list(best.items())[:pool])
+    for vectors in sorted({min(2, len(sectors)) * pool, len(sectors) * pool}):
+        rows = list(nearest[:vectors])
+        found = list(dict.fromkeys(rows))
+        if len(found) >= pool or len(rows) < vectors:
+            break
+    return found[:pool]
 
 
-def _dense_exact(memory_ids, vector, sectors: list[str]) -> dict:
-    rows = (
+def _nearest_among(memory_ids: list, vector, sectors: list[str], pool: int) -> list:
+    """The `pool` memories of `memory_ids` nearest the query, compared exactly."""
+    return list(
         MemoryEmbedding.objects.filter(memory_id__in=memory_ids, sector__in=sectors).values("memory_id")
-        .annotate(distance=Min(CosineDistance("embedding", vector))).values_list("memory_id", "distance")
+        .annotate(distance=Min(CosineDistance("embedding", vector))).order_by("distance", "memory_id")
+        .values_list("memory_id", flat=True)[:pool]
     )
-    return {memory_id: 1.0 - distance for memory_id, distance in rows}
+
+
+def _best_similarity(vector, sectors: list[str]) -> ExpressionWrapper:
+    """A memory's best cosine similarity over the requested sectors."""
+    distance = (
+        MemoryEmbedding.objects.filter(memory_id=OuterRef("pk"), sector__in=sectors).values("memory_id")
+        .annotate(distance=Min(CosineDistance("embedding", vector))).values("distance")
+    )
+    return ExpressionWrapper(Value(1.0) - Coalesce(Subquery(distance, output_field=FloatField()), Value(1.0)),
+                             output_field=FloatField())
 
 
 @dataclass(frozen=True)
@@ -134,6 +159,8 @@ class LexicalModel:
     words: list[str]  # one query word per distinct lexeme
     weights: list[float]  # the IDF of each word's lexeme
     matches: int  # memories in scope that match the query's tsquery
+    scope_size: int  # memories in scope
+    best_matches: list  # ids of the best lexical matches, best first (as many as were asked for)
 
     def score_sql(self) -> RawSQL:
         match = "CASE WHEN search_vector @@ to_tsquery(%s::regconfig, %s) THEN %s::float8 ELSE 0 END"
@@ -145,68 +172,121 @@ def _term_match(word: str) -> RawSQL:
     return RawSQL("search_vector @@ to_tsquery(%s::regconfig, %s)", (SEARCH_CONFIG, word), output_field=BooleanField())
 
 
-def _lexical_model(base, parsed: ParsedQuery, scope_size: int) -> LexicalModel:
-    """Document frequencies of the query's lexemes among the memories in scope, in one statement."""
-    if not parsed.tsquery:
-        return LexicalModel(words=[], weights=[], matches=0)
+def _distinct_lexeme_words(terms: list[str]) -> list[str]:
     words, seen = [], set()
-    for word, lexemes in _lexemes_of(parsed.terms).items():
+    for word, lexemes in _lexemes_of(terms).items():
         key = frozenset(lexemes)
         if key and key not in seen:  # a stop word has no lexeme; "paint" and "painting" share one
             seen.add(key)
             words.append(word)
-    stats = base.filter(search_vector=_tsquery(parsed)).aggregate(
-        matches=Count("pk"), **{f"df{i}": Count("pk", filter=_term_match(word)) for i, word in enumerate(words)}
+    return words
+
+
+def _lexical_model(base, parsed: ParsedQuery, best: int) -> LexicalModel:
+    """The size of the scope, the document frequencies of the query's lexemes in it, the number of
+    matches and the ids of the `best` best matches, in one statement: the matches are read once (a
+    bitmap scan of the GIN index), each is tested once per lexeme, and the same rows give the counts
+    and the ranking (before: three statements, two reads of the matches; docs/benchmarks.md)."""
+    try:
+        scope_sql, scope_params = base.order_by().values("pk").query.sql_with_params()
+    except EmptyResultSet:  # no readable cube: Django will not write "cube_id IN ()"
+        return LexicalModel(words=[], weights=[], matches=0, scope_size=0, best_matches=[])
+    if not parsed.tsquery:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT count(*) FROM ({scope_sql}) AS scope", scope_params)
+            return LexicalModel(words=[], weights=[], matches=0, scope_size=cursor.fetchone()[0], best_matches=[])
+    words = _distinct_lexeme_words(parsed.terms)
+    matched_sql, matched_params = (
+        base.filter(search_vector=_tsquery(parsed)).order_by()
+        .annotate(**{f"t{i}": _term_match(word) for i, word in enumerate(words)})
+        .values("pk", "created_at", *[f"t{i}" for i in range(len(words))]).query.sql_with_params()
     )
-    documents = max(scope_size, stats["matches"])
-    weights = [math.log(1 + (documents - df + 0.5) / (df + 0.5)) for df in (stats[f"df{i}"] for i in range(len(words)))]
-    return LexicalModel(words=words, weights=weights, matches=stats["matches"])
+    frequencies = "".join(f", count(*) FILTER (WHERE t{i}) AS df{i}" for i in range(len(words)))
+    documents = "GREATEST(scope_size, matches)::float8"
+    weights = "".join(f", ln(1 + ({documents} - df{i} + 0.5) / (df{i} + 0.5)) AS w{i}" for i in range(len(words)))
+    score = " + ".join(f"CASE WHEN matched.t{i} THEN weights.w{i} ELSE 0 END" for i in range(len(words))) or "0"
+    weight_columns = "".join(f", weights.w{i}" for i in range(len(words)))
+    sql = f"""
+        WITH matched AS MATERIALIZED ({matched_sql}),
+        stats AS (SELECT (SELECT count(*) FROM ({scope_sql}) AS scope) AS scope_size, count(*) AS matches{frequencies}
+                  FROM matched),
+        weights AS MATERIALIZED (SELECT scope_size, matches{weights} FROM stats)
+        SELECT weights.scope_size, weights.matches{weight_columns}, ranked.pk
+        FROM weights LEFT JOIN LATERAL (
+            SELECT matched.pk FROM matched ORDER BY {score} DESC, matched.created_at DESC LIMIT %s
+        ) AS ranked ON true
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*matched_params, *scope_params, best])
+        rows = cursor.fetchall()
+    scope_size, matches, *weights_found = rows[0][:-1]
+    return LexicalModel(words=words, weights=[float(w) for w in weights_found], matches=matches,
+                        scope_size=scope_size, best_matches=[row[-1] for row in rows if row[-1] is not None])
 
 
-def _lexical_ranks(queryset, parsed: ParsedQuery, model: LexicalModel, limit: int | None = None) -> dict:
-    if not parsed.tsquery or not model.words:
-        return {}
-    rows = (
-        queryset.filter(search_vector=_tsquery(parsed)).annotate(lexical=model.score_sql())
-        .order_by("-lexical", "-created_at").values_list("pk", "lexical")
-    )
-    return dict(rows[:limit] if limit else rows)
+@dataclass(frozen=True)
+class PoolScore:
+    """A pool memory's scores, before its row is loaded: only the page's rows are."""
+
+    pk: object
+    created_at: datetime
+    score: float
+    relevance: float
+    dense: float
+    lexical: float
+    recency: float
+    link_weight: float
 
 
-def _score_pool(base, *, parsed: ParsedQuery, model: LexicalModel, vector, sectors, pool_ids, dense, lexical,
-                now) -> list[ScoredMemory]:
-    missing_dense = [pk for pk in pool_ids if pk not in dense]
-    if missing_dense:
-        dense.update(_dense_exact(missing_dense, vector, sectors))
-    missing_lexical = [pk for pk in pool_ids if pk not in lexical]
-    if missing_lexical:
-        lexical.update(_lexical_ranks(base.filter(pk__in=missing_lexical), parsed, model))
-    best_rank = max(lexical.values(), default=0.0) or 1.0
-    memories = base.filter(pk__in=pool_ids).annotate(recency=_recency(now), link_weight=link_weight_subquery())
+def _score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now) -> list[PoolScore]:
+    """Every memory of the pool scored exactly, in one statement: its best cosine, its lexical score,
+    recency and link weight. Best first."""
+    rows = list(base.filter(pk__in=pool_ids).annotate(
+        recency=_recency(now), link_weight=link_weight_subquery(), lexical=model.score_sql(),
+        dense=_best_similarity(vector, sectors),
+    ).values_list("pk", "created_at", "salience", "recency", "link_weight", "lexical", "dense"))
+    best_lexical = max((row[5] for row in rows), default=0.0) or 1.0
     scored = []
-    for memory in memories:
-        dense_score = max(0.0, dense.get(memory.pk, 0.0))
-        lexical_score = lexical.get(memory.pk, 0.0) / best_rank
+    for pk, created_at, salience, recency, link_weight, lexical, dense in rows:
+        dense_score = max(0.0, dense)
+        lexical_score = lexical / best_lexical
         relevance = DENSE_WEIGHT * dense_score + LEXICAL_WEIGHT * lexical_score
-        score = 0.6 * relevance + 0.2 * memory.salience + 0.1 * memory.recency + 0.1 * memory.link_weight
-        scored.append(ScoredMemory(memory=memory, score=round(score, 4), relevance=round(relevance, 4),
-                                   dense=round(dense_score, 4), lexical=round(lexical_score, 4),
-                                   recency=round(memory.recency, 4), link_weight=round(memory.link_weight, 4)))
-    scored.sort(key=lambda item: (item.score, item.memory.created_at), reverse=True)
+        score = 0.6 * relevance + 0.2 * salience + 0.1 * recency + 0.1 * link_weight
+        scored.append(PoolScore(pk=pk, created_at=created_at, score=round(score, 4), relevance=round(relevance, 4),
+                                dense=round(dense_score, 4), lexical=round(lexical_score, 4),
+                                recency=round(recency, 4), link_weight=round(link_weight, 4)))
+    scored.sort(key=lambda item: (item.score, item.created_at), reverse=True)
     return scored
 
 
-def _hybrid(base, *, text: str, parsed: ParsedQuery, model: LexicalModel, sectors, limit, offset) -> list[ScoredMemory]:
-    pool = max(MIN_POOL, 3 * (offset + limit))
-    vector = embed_query(text)
+def _hybrid(base, *, embedding: Future, model: LexicalModel, sectors, limit, offset,
+            scope_is_matches: bool = False) -> list[PoolScore]:
+    """The pool scored, best first. `scope_is_matches`: `base` holds only the lexical matches (a boolean
+    search). When the lexical statement returned all of them, their vectors are compared exactly: a
+    filtered HNSW scan through which few rows pass walks far (60-300 ms at 100k for a few hundred
+    matches, against ~3 ms per hundred memories compared exactly; docs/benchmarks.md)."""
+    pool = _pool_size(limit=limit, offset=offset)
+    vector = embedding.result()
     now = timezone.now()
-    with transaction.atomic():
-        _set_hnsw_scan()
-        dense = _dense_candidates(base, vector, sectors, pool)
-        lexical = _lexical_ranks(base, parsed, model, limit=pool)
-        pool_ids = list(dict.fromkeys([*dense, *lexical]))
-        return _score_pool(base, parsed=parsed, model=model, vector=vector, sectors=sectors, pool_ids=pool_ids,
-                           dense=dense, lexical=lexical, now=now)
+    if scope_is_matches and model.matches <= len(model.best_matches):
+        dense = _nearest_among(model.best_matches, vector, sectors, pool) if model.matches > pool else []
+    else:
+        with filtered_vector_scan():
+            dense = _dense_candidates(base, vector, sectors, pool)
+    pool_ids = list(dict.fromkeys([*dense, *model.best_matches[:pool]]))
+    return _score_pool(base, model=model, vector=vector, sectors=sectors, pool_ids=pool_ids, now=now)
+
+
+def _page(base, ranked: list[PoolScore], *, limit: int, offset: int) -> list[ScoredMemory]:
+    page = ranked[offset:offset + limit]
+    memories = base.in_bulk([item.pk for item in page])
+    return [ScoredMemory(memory=memories[item.pk], score=item.score, relevance=item.relevance, dense=item.dense,
+                         lexical=item.lexical, recency=item.recency, link_weight=item.link_weight)
+            for item in page if item.pk in memories]
+
+
+def _pool_size(*, limit: int, offset: int) -> int:
+    return max(MIN_POOL, 3 * (offset + limit))
 
 
 def _without_query(base, *, limit, offset) -> list[ScoredMemory]:
@@ -231,12 +311,11 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
         total = base.count()
         items = _without_query(base, limit=limit, offset=offset)
     else:
-        total = base.count()
-        parsed = any_words(text)
-        model = _lexical_model(base, parsed, total)
-        ranked = _hybrid(base, text=text, parsed=parsed, model=model, sectors=filters.sectors, limit=limit,
-                         offset=offset)
-        items = ranked[offset:offset + limit]
+        embedding = _start_embedding(text)
+        model = _lexical_model(base, any_words(text), _pool_size(limit=limit, offset=offset))
+        total = model.scope_size
+        ranked = _hybrid(base, embedding=embedding, model=model, sectors=filters.sectors, limit=limit, offset=offset)
+        items = _page(base, ranked, limit=limit, offset=offset)
     if reinforce:
         memory_reinforce(memory_ids=[item.memory.pk for item in items])
     return RetrieveResult(items=items, total_count=total)
@@ -260,22 +339,24 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
             raise InvalidInput("The query has nothing to search for: add a word that is not NOT-ed.", field="text")
         if not parsed.boolean:
             parsed = any_words(text)
+        embedding = _start_embedding(text)
+        pool = _pool_size(limit=limit, offset=offset)
         # Term weights come from the whole scope, before a boolean query narrows it to its matches.
-        model = _lexical_model(base, parsed, base.count())
+        model = _lexical_model(base, parsed, max(pool, EXACT_DENSE_MATCHES) if parsed.boolean else pool)
         if parsed.boolean:
             # Boolean queries filter: every result satisfies the expression; vectors only rank them.
             base = base.filter(search_vector=_tsquery(parsed))
             search_type = "full-text"
         else:
             search_type = "hybrid"
-        ranked = _hybrid(base, text=text, parsed=parsed, model=model, sectors=filters.sectors, limit=limit,
-                         offset=offset)
+        ranked = _hybrid(base, embedding=embedding, model=model, sectors=filters.sectors, limit=limit, offset=offset,
+                         scope_is_matches=parsed.boolean)
         if search_type == "hybrid":
             # A search answers with matches: meaning alone brings a memory in only when it is close.
             ranked = [item for item in ranked if item.lexical > 0 or item.dense >= SEARCH_MIN_SIMILARITY]
         # Boolean: every match. Plain words: every lexical match, plus the close dense neighbours in the pool.
         total = model.matches + sum(1 for item in ranked if item.lexical == 0)
-        items = ranked[offset:offset + limit]
+        items = _page(base, ranked, limit=limit, offset=offset)
         _annotate_matches(items, parsed)
     if reinforce:
         memory_reinforce(memory_ids=[item.memory.pk for item in items])
@@ -319,12 +400,20 @@ def _highlight(content: str, wanted: set[str], lexemes: dict[str, set[str]]) -> 
     return f"{prefix}{excerpt}{suffix}"
 
 
-def _lexemes_of(words: list[str]) -> dict[str, set[str]]:
-    if not words:
-        return {}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT word, tsvector_to_array(to_tsvector(%s::regconfig, word)) FROM unnest(%s::text[]) AS word",
-            [SEARCH_CONFIG, words],
-        )
-        return {word: set(found) for word, found in cursor.fetchall()}
+def _lexemes_of(words: list[str]) -> dict[str, frozenset[str]]:
+    """What PostgreSQL's stemmer makes of each word. A word always stems the same way, so answers are
+    kept per process and only new words cost a round trip."""
+    known = {word: _lexeme_cache[word] for word in words if word in _lexeme_cache}
+    missing = [word for word in dict.fromkeys(words) if word not in known]
+    if missing:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT word, tsvector_to_array(to_tsvector(%s::regconfig, word)) FROM unnest(%s::text[]) AS word",
+                [SEARCH_CONFIG, missing],
+            )
+            found = {word: frozenset(lexemes) for word, lexemes in cursor.fetchall()}
+        if len(_lexeme_cache) + len(found) > LEXEME_CACHE_WORDS:
+            _lexeme_cache.clear()
+        _lexeme_cache.update(found)
+        known.update(found)
+    return known

@@ -1,0 +1,70 @@
+"""Retrieve/search latency of an earlier retrieval module against the current one, interleaved.
+
+    git show HEAD:apps/memories/services/retrieval.py > /tmp/retrieval_before.py
+    .venv/bin/python bench/compare.py --db engram_bench_100k --before /tmp/retrieval_before.py
+
+The machine is shared, and its load moves latencies by 15-20% between runs a few minutes apart.
+Running both modules in one process, query by query and in alternating order, puts the same load on
+both. Same queries as bench/perf.py (LoCoMo questions and boolean queries made of their words),
+limit 10, reinforcement on, service layer only.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import bench_user, load_average, machine, percentiles, setup_django  # noqa: E402
+from bench.corpus import CORPUS_USER  # noqa: E402
+from bench.perf import boolean_queries, questions  # noqa: E402
+
+
+def load_module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the file executes
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", required=True, help="benchmark database holding a corpus (bench/corpus.py)")
+    parser.add_argument("--before", type=Path, required=True, help="an earlier apps/memories/services/retrieval.py")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args()
+    setup_django(args.db)
+    from apps.memories.services import retrieval as after
+
+    modules = {"before": load_module(args.before, "retrieval_before"), "after": after}
+    user = bench_user(CORPUS_USER)
+    texts = questions(args.queries, args.seed)
+    operations = {"retrieve": ("memory_retrieve", texts), "search (plain words)": ("memory_search", texts),
+                  "search (boolean)": ("memory_search", boolean_queries(texts))}
+    print(machine(), flush=True)
+    for text in texts[:5]:  # the model's first calls are slow
+        for module in modules.values():
+            module.memory_retrieve(actor=user, text=text)
+            module.memory_search(actor=user, text=text)
+    print(f"\n{'':22} {'':7} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'mean':>8}")
+    for operation, (function, inputs) in operations.items():
+        samples = {name: [] for name in modules}
+        for index, text in enumerate(inputs):
+            for name in (list(modules) if index % 2 else list(reversed(modules))):
+                started = time.perf_counter()
+                getattr(modules[name], function)(actor=user, text=text, limit=10)
+                samples[name].append(1000 * (time.perf_counter() - started))
+        for name, values in samples.items():
+            figures = percentiles(values)
+            columns = " ".join(f"{figures[key]:>8}" for key in ("p50", "p95", "mean"))
+            print(f"{operation:22} {name:7} {figures['n']:>4} {columns}")
+    print(f"load average now {load_average()}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
