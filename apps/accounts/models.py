@@ -4,6 +4,11 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 
+def scopes_allow(scopes, needed: str) -> bool:
+    """Whether tokens with these scopes may do what needs ``needed``: the admin scope covers all."""
+    return needed in scopes or ApiToken.Scope.ADMIN in scopes
+
+
 class User(AbstractUser):
     """Engram's user. Kept custom from the first migration so that it can grow without pain."""
 
@@ -34,4 +39,4 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
     def has_scope(self, scope: str) -> bool:
-        return scope in self.scopes
+        return scopes_allow(self.scopes, scope)

@@ -14,4 +14,4 @@ class TokenScopePermission(permissions.BasePermission):
         needed = "read" if request.method in permissions.SAFE_METHODS else "write"
         if getattr(view, "read_only_post", False) and request.method == "POST":
             needed = "read"
-        return token.has_scope(needed) or token.has_scope("admin")
+        return token.has_scope(needed)

@@ -25,7 +25,7 @@ REPLAY_LIMIT = 500
 
 def _user_for_token(raw: str):
     token = token_authenticate(raw=raw)
-    if token is None or not (token.has_scope("read") or token.has_scope("admin")):
+    if token is None or not token.has_scope("read"):
         return None
     return token.user
 

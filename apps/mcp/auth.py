@@ -18,7 +18,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from pydantic import ConfigDict, Field
 
-from apps.accounts.models import ApiToken, User
+from apps.accounts.models import ApiToken, User, scopes_allow
 from apps.accounts.selectors import token_authenticate, user_resolve
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 
@@ -31,7 +31,7 @@ class Caller:
     scopes: frozenset[str]
 
     def require_scope(self, scope: str) -> None:
-        if scope not in self.scopes and ADMIN not in self.scopes:
+        if not scopes_allow(self.scopes, scope):
             raise PermissionDenied(
                 f"This token lacks the {scope} scope this tool needs.",
                 extra={"suggestion": f"Use a token with the {scope} scope (create one in the dashboard or with "

@@ -53,15 +53,6 @@ class JSONFloatField(serializers.FloatField):
         return super().to_internal_value(data)
 
 
-class JSONBooleanField(serializers.BooleanField):
-    """JSON true or false; "yes", 1 and friends are refused."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid")
-        return data
-
-
 class PageQuerySerializer(StrictSerializer):
     """The query string of a paginated list: limit and offset, checked rather than silently clamped."""
 
