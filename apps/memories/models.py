@@ -126,3 +126,20 @@ class MemoryLink(TimeStampedModel):
 
     def __str__(self) -> str:
         return f"{self.source_id} -{self.link_type}-> {self.target_id}"
+
+
+class CubeLexeme(models.Model):
+    """How many live memories of a cube contain a lexeme: the document frequencies of the lexical score.
+
+    Kept exact by statement-level triggers on the memory table (migration 0002), so every write path
+    counts, bulk and raw SQL included. The row whose lexeme is '' (no tsvector lexeme is empty) counts
+    the cube's live memories. Search reads a few rows here instead of every match of every query word
+    (docs/retrieval.md)."""
+
+    pk = models.CompositePrimaryKey("cube_id", "lexeme")
+    cube = models.ForeignKey("cubes.Cube", on_delete=models.CASCADE, related_name="+")
+    lexeme = models.TextField(blank=True)
+    documents = models.IntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.cube_id}: {self.lexeme or '(live memories)'} x {self.documents}"
