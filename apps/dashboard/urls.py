@@ -9,6 +9,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", views.home, name="home"),
     path("search/", views.search, name="search"),
+    path("graph/", views.graph, name="graph"),
     path("memories/", views.memory_browse, name="memory-list"),
     path("memories/new/", views.memory_create, name="memory-create"),
     path("memories/<uuid:memory_id>/", views.memory_detail, name="memory-detail"),

@@ -1,11 +1,12 @@
 from rest_framework import serializers
 from rest_framework.settings import ISO_8601
 
-from apps.core.api.serializers import StrictSerializer
+from apps.core.api.serializers import JSONFloatField, StrictSerializer
 from apps.cubes.api.serializers import CubeIdField
 from apps.graph.selectors import DEFAULT_SNAPSHOT_NODES, MAX_SNAPSHOT_NODES
 from apps.memories.api.serializers import SectorField
-from apps.memories.models import Memory
+from apps.memories.models import Memory, MemoryLink
+from apps.memories.services.curation import DEFAULT_MANUAL_WEIGHT
 
 DATE_FORMATS = [ISO_8601, "%Y-%m-%d"]
 
@@ -57,3 +58,29 @@ class SnapshotSerializer(serializers.Serializer):
     shown_nodes = serializers.IntegerField(help_text="Nodes returned: showing shown_nodes of total_nodes.")
     last_event_id = serializers.IntegerField(
         help_text="Subscribe on /ws/graph/ with since set to this to receive every later change.")
+
+
+class BoostSerializer(StrictSerializer):
+    amount = JSONFloatField(required=False, default=0.1, min_value=0.0, max_value=1.0,
+                            help_text="How much importance to add, 0 to 1 (default 0.1); salience rises by half.")
+
+
+class LinkCreateSerializer(StrictSerializer):
+    source = serializers.UUIDField(help_text="The memory the link starts from.")
+    target = serializers.UUIDField(help_text="The memory the link points to.")
+    type = serializers.ChoiceField(choices=MemoryLink.LinkType.choices, required=False,
+                                   default=MemoryLink.LinkType.SEMANTIC, help_text="The kind of link.")
+    weight = JSONFloatField(required=False, min_value=0.0, max_value=1.0,
+                            help_text=f"0 to 1 (default {DEFAULT_MANUAL_WEIGHT}).")
+
+
+class LinkSerializer(serializers.Serializer):
+    source = serializers.UUIDField(source="source_id")
+    target = serializers.UUIDField(source="target_id")
+    type = serializers.CharField(source="link_type")
+    weight = serializers.FloatField()
+    created = serializers.BooleanField(help_text="False when an existing link took the new type and weight.")
+
+
+class UnlinkResultSerializer(serializers.Serializer):
+    removed = serializers.IntegerField(help_text="Links removed between the two memories (both directions).")

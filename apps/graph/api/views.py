@@ -1,10 +1,18 @@
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
+from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.api.serializers import error_responses, validated
-from apps.graph.api.serializers import SnapshotQuerySerializer, SnapshotSerializer
+from apps.graph.api.serializers import (
+    BoostSerializer, LinkCreateSerializer, LinkSerializer, SnapshotQuerySerializer, SnapshotSerializer,
+    UnlinkResultSerializer,
+)
 from apps.graph.selectors import graph_snapshot
+from apps.memories.api.serializers import MemorySerializer
+from apps.memories.api.views import MEMORY_ID
+from apps.memories.services import memory_boost
+from apps.memories.services.curation import memory_link, memory_unlink
 
 
 @extend_schema(tags=["graph"])
@@ -25,3 +33,58 @@ class GraphSnapshotView(APIView):
                                   limit=query["limit"])
         return Response({"nodes": snapshot.nodes, "edges": snapshot.edges, "total_nodes": snapshot.total_nodes,
                          "shown_nodes": snapshot.shown_nodes, "last_event_id": snapshot.last_event_id})
+
+
+@extend_schema(tags=["graph"], parameters=[MEMORY_ID])
+class MemoryBoostView(APIView):
+    @extend_schema(
+        operation_id="graph_memory_boost",
+        summary="Boost a memory's importance",
+        description="Curation: raises importance by `amount` (salience by half of it), capped at 1. The graph "
+                    "page's Boost button; open pages receive `memory.boosted`.",
+        request=BoostSerializer,
+        responses={200: MemorySerializer, **error_responses(400, 401, 403, 404)},
+    )
+    def post(self, request, memory_id: str):
+        data = validated(BoostSerializer, request.data)
+        memory = memory_boost(actor=request.user, memory_id=memory_id, amount=data["amount"])
+        return Response(MemorySerializer(memory).data)
+
+
+@extend_schema(tags=["graph"])
+class LinkCreateView(APIView):
+    @extend_schema(
+        operation_id="graph_link_create",
+        summary="Link two memories",
+        description="A manual, directed link from source to target (both live, in cubes you may write). An "
+                    "existing link between them takes the new type and weight (200); a new one is 201. Open "
+                    "pages receive `memory.relinked` for the source.",
+        request=LinkCreateSerializer,
+        responses={200: LinkSerializer, 201: LinkSerializer, **error_responses(400, 401, 403, 404)},
+    )
+    def post(self, request):
+        data = validated(LinkCreateSerializer, request.data)
+        result = memory_link(actor=request.user, source_id=data["source"], target_id=data["target"],
+                             link_type=data["type"], weight=data.get("weight"))
+        body = LinkSerializer({"source_id": result.link.source_id, "target_id": result.link.target_id,
+                               "link_type": result.link.link_type, "weight": result.link.weight,
+                               "created": result.created}).data
+        return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+@extend_schema(tags=["graph"], parameters=[
+    OpenApiParameter("source", OpenApiTypes.UUID, OpenApiParameter.PATH),
+    OpenApiParameter("target", OpenApiTypes.UUID, OpenApiParameter.PATH),
+])
+class LinkDeleteView(APIView):
+    @extend_schema(
+        operation_id="graph_link_delete",
+        summary="Unlink two memories",
+        description="Removes the links between the two memories in both directions (404 when there is none). "
+                    "Open pages receive `memory.relinked` for each memory whose outgoing links changed.",
+        request=None,
+        responses={200: UnlinkResultSerializer, **error_responses(401, 403, 404)},
+    )
+    def delete(self, request, source: str, target: str):
+        removed = memory_unlink(actor=request.user, source_id=source, target_id=target)
+        return Response(UnlinkResultSerializer({"removed": removed}).data)

@@ -1,0 +1,74 @@
+"""Curation by hand: a person links or unlinks two memories (from the graph page).
+
+Automatic links come from apps/memories/services/linking.py when a memory is stored; these are the
+manual ones. Both memories must be live and in cubes the actor may write. Each write publishes
+``memory.relinked`` for the memory whose outgoing links changed, after commit (apps/graph/events.py),
+so open graph pages redraw the edge.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Q
+
+from apps.accounts.models import User
+from apps.core.exceptions import DomainError, InvalidInput, NotFound
+from apps.graph import events
+from apps.memories.models import MemoryLink
+from apps.memories.services.lifecycle import _get_writable
+from apps.memories.validation import clean_unit
+
+DEFAULT_MANUAL_WEIGHT = 0.8
+
+
+@dataclass(frozen=True)
+class LinkResult:
+    link: MemoryLink
+    created: bool
+
+
+def _pair(*, actor: User, source_id, target_id):
+    if str(source_id) == str(target_id):
+        raise InvalidInput("A memory cannot be linked to itself: choose two different memories.", field="target")
+    return _writable(actor, source_id, "source"), _writable(actor, target_id, "target")
+
+
+def _writable(actor: User, memory_id, field: str):
+    """A live memory the actor may change; an error names ``field`` (source or target)."""
+    try:
+        return _get_writable(actor=actor, memory_id=memory_id, include_deleted=False)
+    except DomainError as exc:
+        exc.extra["field"] = field
+        raise
+
+
+def memory_link(*, actor: User, source_id, target_id, link_type: str = MemoryLink.LinkType.SEMANTIC,
+                weight: float | None = None) -> LinkResult:
+    """Link ``source`` to ``target`` (directed). An existing link between them takes the new type and weight."""
+    if link_type not in MemoryLink.LinkType.values:
+        raise InvalidInput(f"type must be one of {', '.join(MemoryLink.LinkType.values)}.", field="type")
+    weight = DEFAULT_MANUAL_WEIGHT if weight is None else clean_unit(weight, field_name="weight")
+    source, target = _pair(actor=actor, source_id=source_id, target_id=target_id)
+    with transaction.atomic():
+        link, created = MemoryLink.objects.update_or_create(
+            source=source, target=target, defaults={"link_type": link_type, "weight": weight},
+        )
+        events.publish_after_commit(events.Kind.MEMORY_RELINKED, source.cube_id, events.memory_relinked(source))
+    return LinkResult(link=link, created=created)
+
+
+def memory_unlink(*, actor: User, source_id, target_id) -> int:
+    """Remove the links between two memories, in both directions. Returns how many were removed."""
+    source, target = _pair(actor=actor, source_id=source_id, target_id=target_id)
+    with transaction.atomic():
+        links = MemoryLink.objects.filter(Q(source=source, target=target) | Q(source=target, target=source))
+        sources = set(links.values_list("source_id", flat=True))
+        if not sources:
+            raise NotFound("These two memories are not linked.", extra={"field": "target"})
+        removed, _ = links.delete()
+        for memory in (source, target):
+            if memory.pk in sources:
+                events.publish_after_commit(events.Kind.MEMORY_RELINKED, memory.cube_id,
+                                            events.memory_relinked(memory))
+    return removed

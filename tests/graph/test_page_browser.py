@@ -1,0 +1,264 @@
+"""The graph page in a real browser (Debian's chromium through Playwright) against the whole ASGI stack
+on uvicorn (websockets included): it loads a seeded graph, shows a memory stored through REST without a
+reload, opens a node's panel, curates (boost, delete, restore, link, unlink) and catches up after its
+socket drops. To refresh the screenshots in the docs:
+ENGRAM_SCREENSHOTS_DIR=docs/screenshots make test PYTEST_ARGS=tests/graph/test_page_browser.py"""
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from django.conf import settings
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+from django.db import connections
+from playwright.sync_api import expect, sync_playwright
+
+from apps.memories.models import Memory, MemoryLink
+from config.asgi import application
+from tests.mcp.support import serving
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+PASSWORD = "correct-horse-battery"  # tests/factories.py
+BUNDLE = Path(settings.BASE_DIR) / "static" / "graph" / "graph.js"
+WAIT_MS = 15000
+
+
+@pytest.fixture(scope="module")
+def live_url(django_db_setup):
+    """uvicorn serving config.asgi (HTTP, websockets) plus static files from the finders, as runserver would."""
+    if not BUNDLE.exists():
+        pytest.fail("static/graph/graph.js is missing: build the graph page with `make frontend` (needs Node 20+)")
+    with serving(ASGIStaticFilesHandler(application), lifespan="on") as url:
+        yield url
+
+
+@pytest.fixture
+def seeded(user, store):
+    """Linked memories of alice's in two sectors."""
+    common = {"tags": ["garden"], "category": "home", "session_id": "spring"}
+    return [
+        store(user, "The tomatoes went into the south bed on 12 April; water them every other evening.", **common),
+        store(user, "Slugs ate the lettuce seedlings again: put copper tape around the raised bed.",
+              primary_sector="episodic", **common),
+        store(user, "Compost from the left bin is ready in May; the right bin was started in March.",
+              primary_sector="procedural", **common),
+        store(user, "Water the tomatoes in the south bed in the evening, never at noon.", **common),
+    ]
+
+
+@pytest.fixture
+def shots(tmp_path):
+    folder = Path(os.environ.get("ENGRAM_SCREENSHOTS_DIR") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def browser_page(live_url, monkeypatch):
+    # Playwright's sync API runs an event loop in this thread, so Django would refuse the test's own
+    # (synchronous, committed) database reads and writes between browser steps.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "1")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport=DESKTOP)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        yield page, errors
+        browser.close()
+
+
+def off_loop(function, *args, **kwargs):
+    """Call a service from another thread: its after-commit publish (async_to_sync) cannot run in the
+    thread where Playwright's event loop runs."""
+    def call():
+        try:
+            return function(*args, **kwargs)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(call).result()
+
+
+def log_in(page, live_url, username="alice"):
+    page.goto(f"{live_url}/login/?next=/graph/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Memory graph")).to_be_visible()
+
+
+def node_count(page) -> int:
+    return page.evaluate("window.engramGraph.graph.order")
+
+
+def wait_for_nodes(page, count: int) -> None:
+    page.wait_for_function(f"window.engramGraph && window.engramGraph.graph.order === {count}", timeout=WAIT_MS)
+
+
+def click_node(page, memory_id: str, shift: bool = False) -> None:
+    """Click a node where sigma draws it (viewport coordinates of its display data). Sigma takes two
+    clicks on the canvas within 300 ms for a double click (which zooms), so wait that out first."""
+    page.wait_for_timeout(350)
+    point = page.evaluate(
+        """id => { const r = window.engramGraph.renderer; const d = r.getNodeDisplayData(id);
+                   const p = r.framedGraphToViewport(d); const box = r.getContainer().getBoundingClientRect();
+                   return {x: box.left + p.x, y: box.top + p.y}; }""", memory_id)
+    if shift:
+        page.keyboard.down("Shift")
+    page.mouse.click(point["x"], point["y"])
+    if shift:
+        page.keyboard.up("Shift")
+
+
+def settle(page) -> None:
+    """Stop the layout so that nodes stay where a click aims."""
+    page.evaluate("window.engramGraph.layout.stop()")
+    page.wait_for_timeout(100)
+
+
+def assert_no_sideways_scroll(page) -> None:
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"the graph page scrolls sideways by {overflow}px at {page.viewport_size['width']}px"
+
+
+def test_the_page_shows_the_graph_and_a_memory_stored_through_rest_appears_live(
+        live_url, user, seeded, make_token, shots, browser_page):
+    page, errors = browser_page
+    log_in(page, live_url)
+    wait_for_nodes(page, 4)
+    edges = MemoryLink.objects.filter(source__in=seeded).count()
+    assert edges and page.evaluate("window.engramGraph.graph.size") == edges
+    expect(page.locator("#graph-count")).to_have_text(f"4 memories · {edges} link{'s' if edges > 1 else ''}")
+    expect(page.locator("#graph-live")).to_have_text("Live")
+    expect(page.get_by_role("group", name="Legend")).to_contain_text("Sector")
+    assert page.evaluate("!!window.engramGraph.renderer.getCanvases().nodes.getContext('webgl2') || "
+                         "!!window.engramGraph.renderer.getCanvases().nodes.getContext('webgl')")
+
+    headers = {"Authorization": f"Bearer {off_loop(make_token, user)}"}
+    stored = httpx.post(f"{live_url}/api/v1/memories/", headers=headers, timeout=60,
+                        json={"content": "Pick the tomatoes in the south bed when they turn deep red.",
+                              "tags": ["garden"], "category": "home", "session_id": "spring"})
+    assert stored.status_code == 201, stored.text
+    new_id = stored.json()["id"]
+    page.wait_for_function("id => window.engramGraph.graph.hasNode(id)", arg=new_id, timeout=WAIT_MS)
+    assert node_count(page) == 5
+    new_links = MemoryLink.objects.filter(source_id=new_id).count()
+    assert page.evaluate("id => window.engramGraph.graph.outDegree(id)", new_id) == new_links
+    assert page.evaluate("id => window.engramGraph.flash.has(id)", new_id), "what changed is highlighted"
+    expect(page.locator("#graph-toast")).to_contain_text("Pick the tomatoes")
+
+    page.get_by_role("searchbox", name="Find in the graph").fill("tomatoes")
+    expect(page.locator("#graph-search-count")).to_have_text("3 matches")
+    settle(page)
+    page.wait_for_timeout(600)  # the camera's move to the matches
+    page.screenshot(path=str(shots / "graph.png"))
+    page.get_by_role("searchbox", name="Find in the graph").fill("")
+    assert errors == []
+
+
+def test_clicking_a_node_opens_the_panel_and_curation_goes_through_the_services(
+        live_url, user, seeded, shots, browser_page):
+    page, errors = browser_page
+    log_in(page, live_url)
+    wait_for_nodes(page, 4)
+    settle(page)
+    first, second = seeded[0], seeded[2]
+    click_node(page, str(first.pk))
+    panel = page.get_by_role("complementary", name="Selected memory")
+    expect(panel).to_be_visible()
+    expect(panel).to_contain_text("The tomatoes went into the south bed")
+    expect(panel.get_by_role("meter", name="importance")).to_have_attribute("aria-valuenow", "0.50")
+    expect(panel.get_by_role("link", name="Edit")).to_have_attribute("href", f"/memories/{first.pk}/edit/")
+    page.screenshot(path=str(shots / "graph-panel.png"))
+
+    panel.get_by_role("button", name="Boost").click()
+    expect(page.locator("#graph-toast")).to_have_text("Importance raised by 0.1.")
+    expect(panel.get_by_role("meter", name="importance")).to_have_attribute("aria-valuenow", "0.60")
+    page.wait_for_function("id => window.engramGraph.graph.getNodeAttribute(id, 'importance') === 0.6",
+                           arg=str(first.pk), timeout=WAIT_MS)
+    first.refresh_from_db()
+    assert first.importance == pytest.approx(0.6)
+
+    # Link the first memory to the compost one (not linked yet), then unlink them.
+    MemoryLink.objects.filter(source=first, target=second).delete()
+    MemoryLink.objects.filter(source=second, target=first).delete()
+    page.evaluate("window.engramGraph.load()")
+    wait_for_nodes(page, 4)
+    settle(page)
+    click_node(page, str(first.pk))
+    expect(panel).to_contain_text("The tomatoes went into the south bed")
+    panel.get_by_role("button", name="Link to…").click()
+    expect(panel).to_contain_text("Now click a second node")
+    click_node(page, str(second.pk))
+    panel.get_by_label("Type").select_option("causal")
+    panel.get_by_role("button", name="Link", exact=True).click()
+    expect(page.locator("#graph-toast")).to_have_text("Linked.")
+    page.wait_for_function("([a, b]) => window.engramGraph.graph.hasEdge(a, b)", arg=[str(first.pk), str(second.pk)],
+                           timeout=WAIT_MS)
+    link = MemoryLink.objects.get(source=first, target=second)
+    assert (link.link_type, link.weight) == ("causal", 0.8)
+    click_node(page, str(second.pk), shift=True)
+    panel.get_by_role("button", name="Unlink").click()
+    expect(page.locator("#graph-toast")).to_have_text("Unlinked.")
+    page.wait_for_function("([a, b]) => !window.engramGraph.graph.hasEdge(a, b)", arg=[str(first.pk), str(second.pk)],
+                           timeout=WAIT_MS)
+    assert not MemoryLink.objects.filter(source=first, target=second).exists()
+
+    panel.get_by_role("button", name="Delete").click()
+    expect(panel.get_by_role("heading", name="Deleted memory")).to_be_visible()
+    page.wait_for_function("id => !window.engramGraph.graph.hasNode(id)", arg=str(first.pk), timeout=WAIT_MS)
+    assert Memory.objects.get(pk=first.pk).deleted_at is not None
+    panel.get_by_role("button", name="Restore").click()
+    page.wait_for_function("id => window.engramGraph.graph.hasNode(id)", arg=str(first.pk), timeout=WAIT_MS)
+    expect(panel.get_by_role("heading", name="Memory", exact=True)).to_be_visible()
+    assert Memory.objects.get(pk=first.pk).deleted_at is None
+
+    page.set_viewport_size(PHONE)
+    page.mouse.move(1, 1)
+    page.get_by_role("button", name="Fit").click()
+    page.wait_for_timeout(600)
+    assert_no_sideways_scroll(page)
+    page.screenshot(path=str(shots / "graph-phone.png"), full_page=True)
+    assert errors == []
+
+
+def test_a_dropped_socket_catches_up_on_what_it_missed(live_url, user, seeded, store, browser_page):
+    page, errors = browser_page
+    log_in(page, live_url)
+    wait_for_nodes(page, 4)
+    page.wait_for_function("window.engramGraph.live.connects === 1", timeout=WAIT_MS)
+    # Close the socket and store while it is away: the reconnect subscribes with `since` and replays.
+    page.evaluate("window.engramGraph.live.drop()")
+    missed = off_loop(store, user, "The greenhouse door sticks in wet weather; plane the bottom edge.")
+    page.wait_for_function("window.engramGraph.live.connects === 2", timeout=WAIT_MS)
+    page.wait_for_function("id => window.engramGraph.graph.hasNode(id)", arg=str(missed.pk), timeout=WAIT_MS)
+    assert node_count(page) == 5
+    assert errors == []
+
+
+def test_filters_reload_the_snapshot_and_live_events_respect_them(live_url, user, seeded, store, browser_page):
+    page, errors = browser_page
+    log_in(page, live_url)
+    wait_for_nodes(page, 4)
+    page.get_by_label("Sector").select_option("episodic")
+    page.get_by_role("button", name="Apply").click()
+    wait_for_nodes(page, 1)
+    assert "sector=episodic" in page.url
+    off_loop(store, user, "A semantic fact that the episodic filter hides.")
+    shown = off_loop(store, user, "Yesterday the hose burst at the tap.", primary_sector="episodic")
+    page.wait_for_function("id => window.engramGraph.graph.hasNode(id)", arg=str(shown.pk), timeout=WAIT_MS)
+    assert node_count(page) == 2
+    page.get_by_label("Created from").fill("2026-05-02")
+    page.get_by_label("Created to").fill("2026-05-01")
+    page.get_by_role("button", name="Apply").click()
+    expect(page.locator("#graph-error")).to_contain_text("date_to must not be before date_from")
+    assert errors == []
