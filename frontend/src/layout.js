@@ -8,6 +8,9 @@ import forceAtlas2 from "graphology-layout-forceatlas2";
 const CHECK_MS = 500;
 const SAMPLE = 400;
 const SETTLED_SHARE = 0.0015;
+// The worker takes a moment to start (and on a big graph, to finish its first iterations): no
+// verdict before this, nor before the layout has been seen to move at all.
+const MIN_RUN_MS = 2000;
 
 export class Layout {
   constructor(graph, onChange) {
@@ -35,12 +38,16 @@ export class Layout {
     const budget = maxMs || Math.min(20000, 3000 + this.graph.order * 1.2);
     const started = performance.now();
     let previous = this.sample();
+    let seenMoving = false;
     clearInterval(this.timer);
     this.timer = setInterval(() => {
       const current = this.sample();
       const moved = meanMove(previous, current);
       previous = current;
-      if (moved < SETTLED_SHARE * extent(current) || performance.now() - started > budget) this.stop();
+      const elapsed = performance.now() - started;
+      const settled = moved < SETTLED_SHARE * extent(current);
+      if (!settled) seenMoving = true;
+      if ((settled && seenMoving && elapsed > MIN_RUN_MS) || elapsed > budget) this.stop();
     }, CHECK_MS);
   }
 

@@ -1,0 +1,219 @@
+"""The graph page under load: frames per second while panning and zooming a 10k-node / 30k-edge graph
+in headless Chromium, and the time from a REST store call to the node appearing on the open page.
+
+    .venv/bin/python bench/graph_fps.py                        # seeds engram_bench_graph once, then measures
+    .venv/bin/python bench/graph_fps.py --stores 20 --seconds 5
+
+The graph is seeded straight into a database of its own (Memory and MemoryLink rows by bulk_create, no
+embeddings: the page draws rows, it never reads vectors). A uvicorn server with the benchmark settings
+serves the page (static files collected, as `manage.py serve` does); Chromium is Debian's, headless,
+with --disable-gpu, so WebGL runs on SwiftShader (software rendering on the CPU): a machine with a GPU
+draws faster. FPS: after the layout has settled, a requestAnimationFrame loop in the page moves the
+camera (pan on a circle and zoom in and out) on every frame for --seconds; sigma redraws each frame,
+and the loop counts its callbacks. Store-to-page: POST /api/v1/memories/ with a bearer token, then
+the page records Date.now() when the live event adds the node (window.engramGraph.added); the figure
+is that minus the wall clock just before the POST (the POST includes embedding the memory).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import REPO, bench_user, load_average, machine, percentiles, setup_django  # noqa: E402
+
+GRAPH_USER = "bench-graph"
+PASSWORD = "bench-graph-password-not-secret"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+SECTORS = ["episodic", "semantic", "procedural", "emotional", "reflective"]
+LINK_TYPES = ["semantic", "causal", "temporal", "analogical", "hierarchical"]
+WORDS = ("deploy cache invoice garden tomato release budget server backup meeting travel recipe client "
+         "contract design review sprint ticket customer schedule report tax school family concert").split()
+
+
+def seed_graph(user, *, nodes: int, edges: int, seed: int = 7):
+    """``nodes`` memories in clusters and ``edges`` links, mostly inside a cluster (so the layout has
+    structure to find), in the user's personal cube. Skipped when the cube already holds enough."""
+    from django.db import transaction
+
+    from apps.cubes.services import cube_ensure_personal
+    from apps.memories.models import Memory, MemoryLink
+
+    cube = cube_ensure_personal(actor=user)
+    have = Memory.objects.filter(cube=cube, deleted_at__isnull=True).count()
+    if have >= nodes:
+        return cube, have, MemoryLink.objects.filter(source__cube=cube).count()
+    rng = random.Random(seed)
+    started = time.perf_counter()
+    with transaction.atomic():
+        Memory.objects.filter(cube=cube).delete()
+        memories = [
+            Memory(cube=cube, owner=user, primary_sector=rng.choice(SECTORS),
+                   content=f"Memory {index}: " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 18))),
+                   importance=round(rng.random(), 3), salience=round(rng.random(), 3),
+                   strength=round(rng.uniform(0.2, 1.0), 3))
+            for index in range(nodes)
+        ]
+        Memory.objects.bulk_create(memories, batch_size=2000)
+        ids = [memory.pk for memory in memories]
+        cluster = 60
+        pairs = set()
+        while len(pairs) < edges:
+            a = rng.randrange(nodes)
+            if rng.random() < 0.9:
+                base = a - a % cluster
+                b = base + rng.randrange(min(cluster, nodes - base))
+            else:
+                b = rng.randrange(nodes)
+            if a != b:
+                pairs.add((a, b))
+        MemoryLink.objects.bulk_create(
+            [MemoryLink(source_id=ids[a], target_id=ids[b], link_type=rng.choice(LINK_TYPES),
+                        weight=round(rng.uniform(0.3, 1.0), 3)) for a, b in pairs],
+            batch_size=5000, ignore_conflicts=True,
+        )
+    print(f"seeded {nodes} memories and {len(pairs)} links in {time.perf_counter() - started:.1f} s")
+    return cube, nodes, len(pairs)
+
+
+def start_server(database: str, port: int) -> subprocess.Popen:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.bench", "ENGRAM_BENCH_DB": database}
+    return subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
+         "--lifespan", "on", "--log-level", "warning"], cwd=REPO, env=env,
+    )
+
+
+def wait_for_server(client, server) -> None:
+    import httpx
+
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            client.get("/healthz")
+            return
+        except httpx.TransportError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise SystemExit("The uvicorn server did not start.") from None
+            time.sleep(0.5)
+
+
+FPS_SCRIPT = """async (seconds) => {
+  const app = window.engramGraph;
+  const camera = app.renderer.getCamera();
+  const start = performance.now();
+  let frames = 0;
+  const gaps = [];
+  let last = start;
+  await new Promise((done) => {
+    const step = (now) => {
+      frames += 1;
+      gaps.push(now - last);
+      last = now;
+      const t = (now - start) / 1000;
+      camera.setState({ x: 0.5 + 0.25 * Math.cos(t * 1.3), y: 0.5 + 0.25 * Math.sin(t * 1.3),
+                        ratio: 0.55 + 0.4 * Math.sin(t * 0.9), angle: 0 });
+      if (now - start < seconds * 1000) requestAnimationFrame(step);
+      else done();
+    };
+    requestAnimationFrame(step);
+  });
+  gaps.shift();
+  gaps.sort((a, b) => a - b);
+  return { frames, ms: performance.now() - start, p95_frame_ms: gaps[Math.floor(gaps.length * 0.95)] };
+}"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", default="engram_bench_graph")
+    parser.add_argument("--nodes", type=int, default=10000)
+    parser.add_argument("--edges", type=int, default=30000)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--stores", type=int, default=20)
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = parser.parse_args()
+
+    setup_django(args.db)
+    import httpx
+    from django.core.management import call_command
+    from playwright.sync_api import sync_playwright
+
+    from apps.accounts.services import token_create
+    from apps.memories.models import Memory
+    from bench.perf import free_port
+
+    user = bench_user(GRAPH_USER)
+    user.set_password(PASSWORD)
+    user.save()
+    cube, nodes, edges = seed_graph(user, nodes=args.nodes, edges=args.edges)
+    # Stores of earlier runs stay in the cube: the page shows the newest --nodes of them.
+    total = Memory.objects.filter(cube=cube, deleted_at__isnull=True).count()
+    call_command("collectstatic", interactive=False, verbosity=0)
+    token = token_create(actor=user, name="bench-graph", scopes=["read", "write"]).raw
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = start_server(args.db, port)
+    figures = {"machine": machine(), "nodes": nodes, "edges": edges}
+    try:
+        client = httpx.Client(base_url=base, timeout=120, headers={"Authorization": f"Bearer {token}"})
+        wait_for_server(client, server)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/login/?next=/graph/%3Fcube%3D{cube.pk}%26limit%3D{args.nodes}")
+            page.fill("#id_username", GRAPH_USER)
+            page.fill("#id_password", PASSWORD)
+            opened = time.perf_counter()
+            page.click("button[type=submit]")
+            page.wait_for_function(f"window.engramGraph && window.engramGraph.graph.order === {min(args.nodes, total)}",
+                                   timeout=120000)
+            loaded = time.perf_counter() - opened
+            shown = page.evaluate("({nodes: window.engramGraph.graph.order, edges: window.engramGraph.graph.size})")
+            page.wait_for_function("!window.engramGraph.layout.running()", timeout=120000, polling=500)
+            settled = time.perf_counter() - opened
+            figures.update(shown=shown, load_s=round(loaded, 1), layout_settled_s=round(settled, 1))
+            fps = page.evaluate(FPS_SCRIPT, args.seconds)
+            figures["pan_zoom"] = {"fps": round(fps["frames"] / (fps["ms"] / 1000), 1),
+                                   "p95_frame_ms": round(fps["p95_frame_ms"], 1), "frames": fps["frames"]}
+            idle = page.evaluate(FPS_SCRIPT.replace("camera.setState", "(() => {})"), 2)
+            figures["idle_fps"] = round(idle["frames"] / (idle["ms"] / 1000), 1)
+
+            page.wait_for_function("window.engramGraph.live.connects >= 1", timeout=30000)
+            latencies, posts = [], []
+            for index in range(args.stores + 2):
+                before = time.time() * 1000
+                response = client.post("/api/v1/memories/", json={
+                    "content": f"Bench store {index} at {time.time():.3f}: the graph page should show this at once.",
+                    "cube": cube.pk})
+                response.raise_for_status()
+                posted = time.time() * 1000
+                memory_id = response.json()["id"]
+                page.wait_for_function("id => window.engramGraph.added.has(id)", arg=memory_id, timeout=30000)
+                appeared = page.evaluate("id => window.engramGraph.added.get(id)", memory_id)
+                if index >= 2:  # the first two warm the embedding model up
+                    latencies.append(appeared - before)
+                    posts.append(appeared - posted)
+            figures["store_to_page_ms"] = percentiles(latencies)
+            figures["after_response_ms"] = percentiles(posts)
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    figures["load_average_after"] = load_average()
+    print(json.dumps(figures, indent=2))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()
