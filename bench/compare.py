@@ -31,6 +31,24 @@ def load_module(path: Path, name: str):
     return module
 
 
+def print_agreement(before: list, after: list) -> None:
+    """How far the two modules' answers differ: the same top 10 (as a set), the mean overlap of the top 10,
+    the same first result, and the ratio of their total counts (an estimate against an exact count)."""
+    same, overlap, first, ratios = 0, 0.0, 0, []
+    for old, new in zip(before, after):
+        old_ids, new_ids = [i.memory.pk for i in old.items], [i.memory.pk for i in new.items]
+        same += set(old_ids) == set(new_ids)
+        overlap += len(set(old_ids) & set(new_ids)) / max(1, len(old_ids))
+        first += old_ids[:1] == new_ids[:1]
+        if old.total_count:
+            ratios.append(new.total_count / old.total_count)
+    n = len(before)
+    ratios.sort()
+    spread = f"{ratios[len(ratios) // 10]:.2f} / {ratios[len(ratios) // 2]:.2f} / {ratios[9 * len(ratios) // 10]:.2f}"
+    print(f"{'':22} same top-10 {same / n:.1%}, top-10 overlap {overlap / n:.1%}, same first {first / n:.1%}, "
+          f"total after/before p10/p50/p90 {spread}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", required=True, help="benchmark database holding a corpus (bench/corpus.py)")
@@ -54,15 +72,18 @@ def main() -> None:
     print(f"\n{'':22} {'':7} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'mean':>8}")
     for operation, (function, inputs) in operations.items():
         samples = {name: [] for name in modules}
+        answers = {name: [] for name in modules}
         for index, text in enumerate(inputs):
             for name in (list(modules) if index % 2 else list(reversed(modules))):
                 started = time.perf_counter()
-                getattr(modules[name], function)(actor=user, text=text, limit=10)
+                result = getattr(modules[name], function)(actor=user, text=text, limit=10)
                 samples[name].append(1000 * (time.perf_counter() - started))
+                answers[name].append(result)
         for name, values in samples.items():
             figures = percentiles(values)
             columns = " ".join(f"{figures[key]:>8}" for key in ("p50", "p95", "mean"))
             print(f"{operation:22} {name:7} {figures['n']:>4} {columns}")
+        print_agreement(*answers.values())
     print(f"load average now {load_average()}", flush=True)
 
 

@@ -18,17 +18,26 @@ def memories_readable(*, actor: User, include_deleted: bool = False) -> QuerySet
     return queryset if include_deleted else queryset.filter(deleted_at__isnull=True)
 
 
-def memory_filtered(*, actor: User, filters: MemoryFilters) -> QuerySet[Memory]:
+def memory_scope_cube_ids(*, actor: User, filters: MemoryFilters) -> list[str]:
+    """The cubes a retrieval reads: the readable ones, or the one the filters name if it is readable."""
+    readable = cube_ids_readable(actor=actor)
+    if filters.cube_id:
+        readable = readable.filter(id=filters.cube_id)
+    return list(readable.values_list("id", flat=True))
+
+
+def memory_filtered(*, actor: User, filters: MemoryFilters, cube_ids: list[str] | None = None) -> QuerySet[Memory]:
     """Readable memories narrowed by every filter except sectors (which choose the vectors compared).
+    `cube_ids`: memory_scope_cube_ids(actor, filters), when the caller already has them.
 
     The readable cube ids go in as values, not as a subquery: from a subquery the planner cannot tell
     how many memories the actor has, guessed 4% of 100k, and compared all 500k vectors exactly (980 ms)
     where the HNSW index answers in ~10 ms (docs/benchmarks.md)."""
-    queryset = Memory.objects.filter(cube_id__in=list(cube_ids_readable(actor=actor).values_list("id", flat=True)))
+    if cube_ids is None:
+        cube_ids = memory_scope_cube_ids(actor=actor, filters=filters)
+    queryset = Memory.objects.filter(cube_id__in=cube_ids)
     if not filters.include_deleted:
         queryset = queryset.filter(deleted_at__isnull=True)
-    if filters.cube_id:
-        queryset = queryset.filter(cube_id=filters.cube_id)
     if filters.primary_sector:
         queryset = queryset.filter(primary_sector=filters.primary_sector)
     if filters.min_strength is not None:

@@ -151,6 +151,13 @@ class MemoryFilters:
     session_id: str | None = None
     include_deleted: bool = False
 
+    @property
+    def narrows_cubes(self) -> bool:
+        """True when the filters keep less than the live memories of the cubes in scope."""
+        return bool(self.primary_sector or self.min_strength is not None or self.min_salience is not None
+                    or self.created_after or self.created_before or self.keywords or self.tags or self.category
+                    or self.session_id or self.include_deleted)
+
     @classmethod
     def build(cls, *, sectors=None, primary_sector=None, min_strength=None, min_salience=None, date_start=None,
               date_end=None, keywords=None, tags=None, category=None, cube_id=None, session_id=None,

@@ -124,6 +124,10 @@ class SearchResponseSerializer(RetrieveResponseSerializer):
         help_text="full-text for boolean queries (AND, OR, NOT, quotes), hybrid for plain words, "
                   "metadata without text.",
     )
+    total_count_exact = serializers.BooleanField(
+        help_text="false when more than 2,500 memories match: total_count is then PostgreSQL's estimate "
+                  "(counting every match of common words would cost most of a search's time).",
+    )
 
 
 # --- Requests ------------------------------------------------------------------------------------

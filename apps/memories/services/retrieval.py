@@ -8,12 +8,13 @@ How relevance is computed (also in docs/retrieval.md):
    exactly, in one statement.
 2. Dense score: a memory's best cosine similarity over the requested sectors.
 3. Lexical score: IDF-weighted term matching. Each distinct lexeme t of the query's (positive) words
-   weighs idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), where N is the number of memories in scope (the
-   actor's, after filters) and df the number of them that contain t, counted in one statement over the
-   GIN index. A memory scores the sum of the weights of the lexemes it contains (BM25 with no length
+   weighs idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), where N is the number of live memories in the cubes
+   in scope and df the number of them that contain t, both read from the per-cube counts that triggers
+   keep (CubeLexeme). A memory scores the sum of the weights of the lexemes it contains (BM25 with no length
    normalisation and term frequency saturated at one occurrence: memories are short, and on LoCoMo this
    beat ts_rank_cd, ts_rank and full BM25). Divided by the best in the pool, so 1.0 is the best lexical
-   match of this query.
+   match of this query. The lexical pool is ranked among the matches of the query's rarest words (those
+   carry the weight), so a common word never makes a search read a large part of the corpus.
 4. relevance = DENSE_WEIGHT x dense + LEXICAL_WEIGHT x lexical (measured on LoCoMo, docs/retrieval.md).
 5. score (with a query) = 0.6 relevance + 0.2 salience + 0.1 recency + 0.1 link weight;
    (without) = 0.4 salience + 0.3 recency + 0.3 link weight. recency = max(0, 1 - age / 365 days);
@@ -23,6 +24,8 @@ Every memory returned is accessed: its access count rises and its strength is re
 from __future__ import annotations
 
 import html
+import json
+import math
 import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -31,7 +34,7 @@ from datetime import datetime
 from django.contrib.postgres.search import SearchQuery
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import BooleanField, ExpressionWrapper, F, FloatField, Min, OuterRef, Subquery, Value
+from django.db.models import BooleanField, ExpressionWrapper, F, FloatField, Min, OuterRef, Subquery, Sum, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
@@ -40,9 +43,9 @@ from pgvector.django import CosineDistance
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput
 from apps.memories.embeddings import embed_query
-from apps.memories.models import SEARCH_CONFIG, SECTORS, Memory, MemoryEmbedding
+from apps.memories.models import SEARCH_CONFIG, SECTORS, CubeLexeme, Memory, MemoryEmbedding
 from apps.memories.query import ParsedQuery, any_words, parse_search
-from apps.memories.selectors import link_weight_subquery, memory_filtered
+from apps.memories.selectors import link_weight_subquery, memory_filtered, memory_scope_cube_ids
 from apps.memories.services.lifecycle import memory_reinforce
 from apps.memories.validation import MemoryFilters, clean_limit, clean_offset
 from apps.memories.vectors import filtered_vector_scan
@@ -53,8 +56,13 @@ MIN_POOL = 100
 # Plain-word search keeps a memory with no word in common only when its cosine similarity reaches this.
 SEARCH_MIN_SIMILARITY = 0.45
 MAX_QUERY_CHARS = 2000
-# A boolean search with at most this many matches compares their vectors exactly instead of through HNSW.
+# Search counts its matches exactly up to this many (above, PostgreSQL's planner estimates the count), and
+# a boolean search with at most this many matches compares their vectors exactly instead of through HNSW.
 EXACT_DENSE_MATCHES = 2500
+# The lexical pool is ranked among the matches of the query's rarest words, as many words as keep those
+# matches under this budget; however common the words, the ranking reads at most LEXICAL_SCAN_LIMIT rows.
+LEXICAL_SCAN_BUDGET = 2000
+LEXICAL_SCAN_LIMIT = 5000
 YEAR_SECONDS = 365 * 86400.0
 HIGHLIGHT_CHARS = 400
 HIGHLIGHT_WORD = re.compile(r"([^\W_]+)", re.UNICODE)
@@ -88,6 +96,7 @@ class SearchResult:
     items: list[ScoredMemory]
     total_count: int
     search_type: str  # "full-text" (boolean query), "hybrid" (plain words) or "metadata" (no text)
+    total_exact: bool = True  # False: more than EXACT_DENSE_MATCHES matches, and total_count is the planner's estimate
 
 
 def clean_query(text) -> str:
@@ -158,9 +167,11 @@ class LexicalModel:
 
     words: list[str]  # one query word per distinct lexeme
     weights: list[float]  # the IDF of each word's lexeme
-    matches: int  # memories in scope that match the query's tsquery
+    matches: int  # memories in scope that match the query's tsquery (estimated when not matches_exact)
+    matches_exact: bool
     scope_size: int  # memories in scope
     best_matches: list  # ids of the best lexical matches, best first (as many as were asked for)
+    all_matches: list | None = None  # every match's id, when a boolean search has at most EXACT_DENSE_MATCHES
 
     def score_sql(self) -> RawSQL:
         match = "CASE WHEN search_vector @@ to_tsquery(%s::regconfig, %s) THEN %s::float8 ELSE 0 END"
@@ -172,56 +183,137 @@ def _term_match(word: str) -> RawSQL:
     return RawSQL("search_vector @@ to_tsquery(%s::regconfig, %s)", (SEARCH_CONFIG, word), output_field=BooleanField())
 
 
-def _distinct_lexeme_words(terms: list[str]) -> list[str]:
-    words, seen = [], set()
+def _distinct_lexeme_words(terms: list[str]) -> dict[str, frozenset[str]]:
+    """One query word per distinct set of lexemes, with its lexemes ("paint" and "painting" share one)."""
+    words, seen = {}, set()
     for word, lexemes in _lexemes_of(terms).items():
-        key = frozenset(lexemes)
-        if key and key not in seen:  # a stop word has no lexeme; "paint" and "painting" share one
-            seen.add(key)
-            words.append(word)
+        if lexemes and lexemes not in seen:  # a stop word has no lexeme
+            seen.add(lexemes)
+            words[word] = lexemes
     return words
 
 
-def _lexical_model(base, parsed: ParsedQuery, best: int) -> LexicalModel:
-    """The size of the scope, the document frequencies of the query's lexemes in it, the number of
-    matches and the ids of the `best` best matches, in one statement: the matches are read once (a
-    bitmap scan of the GIN index), each is tested once per lexeme, and the same rows give the counts
-    and the ranking (before: three statements, two reads of the matches; docs/benchmarks.md)."""
+def _document_frequencies(cube_ids: list[str], words: dict[str, frozenset[str]]) -> tuple[int, dict[str, int]]:
+    """The number of live memories in the cubes, and how many of them contain each word, from the counts
+    the triggers keep (CubeLexeme): a few index reads however common the words are."""
+    lexemes = sorted({""} | set().union(*words.values()))
+    counts = dict(
+        CubeLexeme.objects.filter(cube_id__in=cube_ids, lexeme__in=lexemes).values("lexeme")
+        .annotate(total=Sum("documents")).values_list("lexeme", "total")
+    )
+    # A word PostgreSQL splits into several lexemes matches as a phrase: at most its rarest lexeme's count.
+    return counts.get("", 0), {word: min(counts.get(lexeme, 0) for lexeme in found) for word, found in words.items()}
+
+
+def _idf(documents: int, frequency: int) -> float:
+    documents = max(documents, frequency)
+    return math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
+
+
+def _candidate_words(words: list[str], frequencies: dict[str, int]) -> list[str]:
+    """The rarest words whose matches together number at most LEXICAL_SCAN_BUDGET (at least one word).
+    The rarest words carry the highest weights, so their matches hold the best lexical matches: a memory
+    with none of them scores at most the sum of the other words' weights (checked by the bench against
+    reading every match, docs/benchmarks.md)."""
+    chosen, total = [], 0
+    for word in sorted(words, key=lambda w: (frequencies[w], w)):
+        total += frequencies[word]
+        if chosen and total > LEXICAL_SCAN_BUDGET:
+            break
+        chosen.append(word)
+    return chosen
+
+
+def _lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str], count_matches: bool,
+                   count_scope: bool = False, scope_is_cubes: bool = False) -> LexicalModel:
+    """The IDF weights of the query's words, the number of matches and the ids of the `best` best
+    matches. The weights come from the per-cube lexeme counts; the best matches from the matches of
+    the rarest words only (at most LEXICAL_SCAN_BUDGET of them are read, whatever the corpus size);
+    the number of matches is counted exactly up to EXACT_DENSE_MATCHES and estimated by PostgreSQL's
+    planner above. Before, one statement read every match of every word (docs/benchmarks.md).
+    `scope_is_cubes`: `base` is exactly the live memories of `cube_ids` (no other filter), so the
+    counts tell a plain-word search when it has more matches than it counts exactly."""
+    assert not (count_matches and count_scope), "search counts matches, retrieve counts its scope"
     try:
         scope_sql, scope_params = base.order_by().values("pk").query.sql_with_params()
     except EmptyResultSet:  # no readable cube: Django will not write "cube_id IN ()"
-        return LexicalModel(words=[], weights=[], matches=0, scope_size=0, best_matches=[])
-    if not parsed.tsquery:
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT count(*) FROM ({scope_sql}) AS scope", scope_params)
-            return LexicalModel(words=[], weights=[], matches=0, scope_size=cursor.fetchone()[0], best_matches=[])
-    words = _distinct_lexeme_words(parsed.terms)
-    matched_sql, matched_params = (
-        base.filter(search_vector=_tsquery(parsed)).order_by()
-        .annotate(**{f"t{i}": _term_match(word) for i, word in enumerate(words)})
-        .values("pk", "created_at", *[f"t{i}" for i in range(len(words))]).query.sql_with_params()
-    )
-    frequencies = "".join(f", count(*) FILTER (WHERE t{i}) AS df{i}" for i in range(len(words)))
-    documents = "GREATEST(scope_size, matches)::float8"
-    weights = "".join(f", ln(1 + ({documents} - df{i} + 0.5) / (df{i} + 0.5)) AS w{i}" for i in range(len(words)))
-    score = " + ".join(f"CASE WHEN matched.t{i} THEN weights.w{i} ELSE 0 END" for i in range(len(words))) or "0"
-    weight_columns = "".join(f", weights.w{i}" for i in range(len(words)))
+        return LexicalModel(words=[], weights=[], matches=0, matches_exact=True, scope_size=0, best_matches=[])
+    scope_size, frequencies = _document_frequencies(cube_ids, _distinct_lexeme_words(parsed.terms))
+    words = list(frequencies)
+    weights = [_idf(scope_size, frequencies[word]) for word in words]
+    if not words and not count_scope:
+        return LexicalModel(words=[], weights=[], matches=0, matches_exact=True, scope_size=scope_size,
+                            best_matches=[])
+    ctes, ctes_params = [], []
+    count_sql, count_params, ids_sql = "NULL::bigint", [], "NULL::uuid[]"
+    if count_scope:  # filters narrow the scope below the cubes' live memories: count what they leave
+        count_sql, count_params = f"(SELECT count(*) FROM ({scope_sql}) AS scope)", scope_params
+    ranked_sql, ranked_params = "SELECT NULL::uuid AS pk", []
+    if words:
+        matching = base.filter(search_vector=_tsquery(parsed)).order_by()
+        candidates = _candidate_words(words, frequencies)
+        # Every match holds a positive word, so the words' counts bound the matches: when that bound is low,
+        # one read of the matches gives the ranking and the exact count alike.
+        complete = len(candidates) == len(words) and sum(frequencies.values()) <= EXACT_DENSE_MATCHES
+        if len(candidates) < len(words):
+            matching_candidates = matching.filter(
+                search_vector=SearchQuery(" | ".join(candidates), search_type="raw", config=SEARCH_CONFIG))
+        else:
+            matching_candidates = matching
+        candidates_sql, candidates_params = (
+            matching_candidates.annotate(**{f"t{i}": _term_match(word) for i, word in enumerate(words)})
+            .values("pk", "created_at", *[f"t{i}" for i in range(len(words))])
+            [:EXACT_DENSE_MATCHES + 1 if complete else LEXICAL_SCAN_LIMIT].query.sql_with_params()
+        )
+        ctes.append(f"candidates AS MATERIALIZED ({candidates_sql})")
+        ctes_params += candidates_params
+        # Any word's matches are matches of a plain-word search: more of them than are counted exactly
+        # and the count would be an estimate anyway.
+        surely_over = (not parsed.boolean and scope_is_cubes
+                       and max(frequencies.values()) > EXACT_DENSE_MATCHES)
+        if count_matches and complete:
+            count_sql = "(SELECT count(*) FROM candidates)"
+            ids_sql = "(SELECT array_agg(pk) FROM candidates)" if parsed.boolean else ids_sql
+        elif count_matches and surely_over:
+            count_sql = f"{EXACT_DENSE_MATCHES + 1}::bigint"
+        elif count_matches:
+            capped_sql, capped_params = matching.values("pk")[:EXACT_DENSE_MATCHES + 1].query.sql_with_params()
+            ctes.append(f"capped AS MATERIALIZED ({capped_sql})")
+            ctes_params += capped_params
+            count_sql = "(SELECT count(*) FROM capped)"
+            ids_sql = "(SELECT array_agg(pk) FROM capped)" if parsed.boolean else ids_sql
+        score = " + ".join(f"CASE WHEN t{i} THEN %s::float8 ELSE 0 END" for i in range(len(words)))
+        ranked_sql = f"SELECT pk FROM candidates ORDER BY {score} DESC, created_at DESC LIMIT %s"
+        ranked_params = [*weights, best]
+    with_sql = f"WITH {', '.join(ctes)}" if ctes else ""
     sql = f"""
-        WITH matched AS MATERIALIZED ({matched_sql}),
-        stats AS (SELECT (SELECT count(*) FROM ({scope_sql}) AS scope) AS scope_size, count(*) AS matches{frequencies}
-                  FROM matched),
-        weights AS MATERIALIZED (SELECT scope_size, matches{weights} FROM stats)
-        SELECT weights.scope_size, weights.matches{weight_columns}, ranked.pk
-        FROM weights LEFT JOIN LATERAL (
-            SELECT matched.pk FROM matched ORDER BY {score} DESC, matched.created_at DESC LIMIT %s
-        ) AS ranked ON true
+        {with_sql}
+        SELECT counted.value, counted.ids, ranked.pk
+        FROM (SELECT {count_sql} AS value, {ids_sql} AS ids) AS counted
+        LEFT JOIN LATERAL ({ranked_sql}) AS ranked ON true
     """
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*matched_params, *scope_params, best])
+        cursor.execute(sql, [*ctes_params, *count_params, *ranked_params])
         rows = cursor.fetchall()
-    scope_size, matches, *weights_found = rows[0][:-1]
-    return LexicalModel(words=words, weights=[float(w) for w in weights_found], matches=matches,
-                        scope_size=scope_size, best_matches=[row[-1] for row in rows if row[-1] is not None])
+    counted, ids = rows[0][0], rows[0][1]
+    best_matches = [row[2] for row in rows if row[2] is not None]
+    if count_scope:
+        scope_size = counted
+    matches, matches_exact, all_matches = 0, True, None
+    if count_matches and words:
+        matches = counted
+        all_matches = list(ids or []) if parsed.boolean and matches <= EXACT_DENSE_MATCHES else None
+        if matches > EXACT_DENSE_MATCHES:
+            matches, matches_exact = max(EXACT_DENSE_MATCHES + 1, _estimated_rows(matching)), False
+    return LexicalModel(words=words, weights=weights, matches=matches, matches_exact=matches_exact,
+                        scope_size=scope_size, best_matches=best_matches, all_matches=all_matches)
+
+
+def _estimated_rows(queryset) -> int:
+    """PostgreSQL's own estimate of how many rows a query returns (its statistics of the tsvector
+    column's lexemes): what a count costs above EXACT_DENSE_MATCHES is most of the matches' pages."""
+    plan = json.loads(queryset.explain(format="json"))
+    return int(plan[0]["Plan"]["Plan Rows"])
 
 
 @dataclass(frozen=True)
@@ -268,8 +360,9 @@ def _hybrid(base, *, embedding: Future, model: LexicalModel, sectors, limit, off
     pool = _pool_size(limit=limit, offset=offset)
     vector = embedding.result()
     now = timezone.now()
-    if scope_is_matches and model.matches <= len(model.best_matches):
-        dense = _nearest_among(model.best_matches, vector, sectors, pool) if model.matches > pool else []
+    if scope_is_matches and model.all_matches is not None:
+        matches = model.all_matches
+        dense = _nearest_among(matches, vector, sectors, pool) if len(matches) > pool else matches
     else:
         with filtered_vector_scan():
             dense = _dense_candidates(base, vector, sectors, pool)
@@ -304,7 +397,8 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
                     reinforce: bool = True) -> RetrieveResult:
     filters = filters or MemoryFilters()
     limit, offset, text = clean_limit(limit), clean_offset(offset), clean_query(text)
-    base = memory_filtered(actor=actor, filters=filters)
+    cube_ids = memory_scope_cube_ids(actor=actor, filters=filters)
+    base = memory_filtered(actor=actor, filters=filters, cube_ids=cube_ids)
     if not text:
         if set(filters.sectors) != set(SECTORS):
             base = base.filter(primary_sector__in=filters.sectors)
@@ -312,7 +406,8 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
         items = _without_query(base, limit=limit, offset=offset)
     else:
         embedding = _start_embedding(text)
-        model = _lexical_model(base, any_words(text), _pool_size(limit=limit, offset=offset))
+        model = _lexical_model(base, any_words(text), _pool_size(limit=limit, offset=offset), cube_ids=cube_ids,
+                               count_matches=False, count_scope=filters.narrows_cubes)
         total = model.scope_size
         ranked = _hybrid(base, embedding=embedding, model=model, sectors=filters.sectors, limit=limit, offset=offset)
         items = _page(base, ranked, limit=limit, offset=offset)
@@ -325,9 +420,11 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
                   reinforce: bool = True) -> SearchResult:
     filters = filters or MemoryFilters()
     limit, offset, text = clean_limit(limit), clean_offset(offset), clean_query(text)
-    base = memory_filtered(actor=actor, filters=filters)
+    cube_ids = memory_scope_cube_ids(actor=actor, filters=filters)
+    base = memory_filtered(actor=actor, filters=filters, cube_ids=cube_ids)
     if set(filters.sectors) != set(SECTORS):
         base = base.filter(primary_sector__in=filters.sectors)
+    total_exact = True
     if not text:
         total = base.count()
         items = _without_query(base, limit=limit, offset=offset)
@@ -341,8 +438,9 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
             parsed = any_words(text)
         embedding = _start_embedding(text)
         pool = _pool_size(limit=limit, offset=offset)
-        # Term weights come from the whole scope, before a boolean query narrows it to its matches.
-        model = _lexical_model(base, parsed, max(pool, EXACT_DENSE_MATCHES) if parsed.boolean else pool)
+        # Term weights come from the cubes in scope, before a boolean query narrows them to its matches.
+        model = _lexical_model(base, parsed, pool, cube_ids=cube_ids, count_matches=True,
+                               scope_is_cubes=not filters.narrows_cubes and set(filters.sectors) == set(SECTORS))
         if parsed.boolean:
             # Boolean queries filter: every result satisfies the expression; vectors only rank them.
             base = base.filter(search_vector=_tsquery(parsed))
@@ -356,11 +454,12 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
             ranked = [item for item in ranked if item.lexical > 0 or item.dense >= SEARCH_MIN_SIMILARITY]
         # Boolean: every match. Plain words: every lexical match, plus the close dense neighbours in the pool.
         total = model.matches + sum(1 for item in ranked if item.lexical == 0)
+        total_exact = model.matches_exact
         items = _page(base, ranked, limit=limit, offset=offset)
         _annotate_matches(items, parsed)
     if reinforce:
         memory_reinforce(memory_ids=[item.memory.pk for item in items])
-    return SearchResult(items=items, total_count=total, search_type=search_type)
+    return SearchResult(items=items, total_count=total, search_type=search_type, total_exact=total_exact)
 
 
 def _annotate_matches(items: list[ScoredMemory], parsed: ParsedQuery) -> None:
