@@ -110,14 +110,22 @@ def serve(manage_env, child_database_url):
             cwd=settings.BASE_DIR, env=manage_env(DATABASE_URL=child_database_url),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
-        started.append(process)
-        return process, _Output(process.stdout), port
+        output = _Output(process.stdout)
+        started.append((process, output))
+        return process, output, port
 
     yield start
-    for process in started:
+    for process, output in started:
         if process.poll() is None:
             process.kill()
             process.wait()
+        # serve starts its worker in a session of its own: a test that failed before serve stopped it
+        # must not leave the worker (and its beat and pool processes) running.
+        for worker_pid in re.findall(r"Worker\s+Celery, pid (\d+)", output.text):
+            try:
+                os.killpg(int(worker_pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 @pytest.mark.slow
