@@ -383,11 +383,14 @@ class GraphApp {
     renderer.on("downNode", ({ node }) => {
       this.dragged = node;
       this.dragMoved = false;
-      if (!renderer.getCustomBBox()) renderer.setCustomBBox(renderer.getBBox());
     });
     renderer.on("moveBody", ({ event }) => {
       if (!this.dragged) return;
-      if (!this.dragMoved && this.layout.running()) this.layout.stop();
+      if (!this.dragMoved) {
+        if (this.layout.running()) this.layout.stop();
+        // Keep the framing while a node is dragged past the drawing's edge ("Fit" lets go of it).
+        if (!renderer.getCustomBBox()) renderer.setCustomBBox(renderer.getBBox());
+      }
       this.dragMoved = true;
       const position = renderer.viewportToGraph(event);
       this.graph.mergeNodeAttributes(this.dragged, { x: position.x, y: position.y });
@@ -447,7 +450,10 @@ class GraphApp {
     $("graph-color").addEventListener("change", (event) => { this.colorMode = event.target.value; this.recolour(); });
     $("graph-size").addEventListener("change", (event) => { this.sizeMode = event.target.value; this.recolour(); });
     $("graph-layout").addEventListener("click", () => (this.layout.running() ? this.layout.stop() : this.layout.start()));
-    $("graph-fit").addEventListener("click", () => this.renderer.getCamera().animatedReset({ duration: 400 }));
+    $("graph-fit").addEventListener("click", () => {
+      this.renderer.setCustomBBox(null);
+      this.renderer.getCamera().animatedReset({ duration: 400 });
+    });
   }
 
   search(text, { next = false } = {}) {
