@@ -17,6 +17,7 @@ import { Panel } from "./panel.js";
 
 const FLASH_MS = 3000;
 const DEFAULT_LIMIT = "5000";
+const BIG_GRAPH_EDGES = 10000;
 const $ = (id) => document.getElementById(id);
 
 class GraphApp {
@@ -106,6 +107,8 @@ class GraphApp {
     snapshot.nodes.forEach((node, index) => this.graph.addNode(node.id, this.nodeAttributes(node, seedPosition(index))));
     for (const edge of snapshot.edges) this.addEdge(edge);
     this.total = snapshot.total_nodes;
+    // A big graph hides its edges while the user pans or zooms: drawing them is most of a frame.
+    this.renderer.setSetting("hideEdgesOnMove", this.graph.size > BIG_GRAPH_EDGES);
     this.renderer.setCustomBBox(null);
     this.resize();
     this.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });

@@ -73,6 +73,8 @@ def browser_page(live_url, monkeypatch):
         page.on("pageerror", lambda error: errors.append(str(error)))
         yield page, errors
         browser.close()
+        # The test's own queries ran in Playwright's context, on a connection of their own.
+        connections.close_all()
 
 
 def off_loop(function, *args, **kwargs):
