@@ -238,7 +238,7 @@ def test_clicking_a_node_opens_the_panel_and_curation_goes_through_the_services(
     assert errors == []
 
 
-def test_a_dropped_socket_catches_up_on_what_it_missed(live_url, user, seeded, store, browser_page):
+def test_a_dropped_socket_catches_up_on_what_it_missed(live_url, user, other_user, seeded, store, browser_page):
     page, errors = browser_page
     log_in(page, live_url)
     wait_for_nodes(page, 4)
@@ -249,6 +249,13 @@ def test_a_dropped_socket_catches_up_on_what_it_missed(live_url, user, seeded, s
     page.wait_for_function("window.engramGraph.live.connects === 2", timeout=WAIT_MS)
     page.wait_for_function("id => window.engramGraph.graph.hasNode(id)", arg=str(missed.pk), timeout=WAIT_MS)
     assert node_count(page) == 5
+    # Bob's memory, stored before one of alice's, never reaches alice's page.
+    bobs = off_loop(store, other_user, "Bob's private note: the greenhouse key is under the mat.")
+    after = off_loop(store, user, "Sow the beans after the last frost.")
+    page.wait_for_function("id => window.engramGraph.graph.hasNode(id)", arg=str(after.pk), timeout=WAIT_MS)
+    assert not page.evaluate("id => window.engramGraph.graph.hasNode(id)", str(bobs.pk))
+    assert "under the mat" not in page.content()
+    assert node_count(page) == 6
     assert errors == []
 
 
@@ -264,6 +271,11 @@ def test_filters_reload_the_snapshot_and_live_events_respect_them(live_url, user
     shown = off_loop(store, user, "Yesterday the hose burst at the tap.", primary_sector="episodic")
     page.wait_for_function("id => window.engramGraph.graph.hasNode(id)", arg=str(shown.pk), timeout=WAIT_MS)
     assert node_count(page) == 2
+    # A cap shows "N of M", newest first.
+    page.goto(f"{live_url}/graph/?limit=2")
+    wait_for_nodes(page, 2)
+    expect(page.locator("#graph-count")).to_contain_text("Showing 2 of 6 memories (newest first)")
+    assert page.evaluate("id => window.engramGraph.graph.hasNode(id)", str(shown.pk))
     page.get_by_label("Created from").fill("2026-05-02")
     page.get_by_label("Created to").fill("2026-05-01")
     page.get_by_role("button", name="Apply").click()
