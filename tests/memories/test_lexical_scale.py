@@ -77,3 +77,9 @@ def test_a_boolean_search_with_few_matches_ranks_every_match_by_meaning(user, ga
     monkeypatch.setattr(retrieval, "LEXICAL_SCAN_BUDGET", 1)
     result = memory_search(actor=user, text="kiln OR diary", limit=20)
     assert result.total_exact and result.total_count == 7 and len(result.items) == 7
+
+
+def test_the_estimate_of_a_plain_word_total_treats_words_as_independent():
+    assert retrieval._estimated_union(100, [50, 50]) == 75
+    assert retrieval._estimated_union(1000, [1000, 3]) == 1000
+    assert retrieval._estimated_union(1000, [0]) == 0

@@ -127,9 +127,10 @@ def _start_embedding(text: str) -> Future:
 
 
 def _dense_candidates(base, vector, sectors: list[str], pool: int) -> list:
-    """The `pool` memories nearest the query, by their nearest sector vector. A memory's sector vectors
-    lie close together, so twice `pool` vectors nearly always hold `pool` memories and cost half of
-    asking for every sector's `pool` (docs/benchmarks.md); when they do not, that is asked next."""
+    """About `pool` memories nearest the query, by their nearest sector vector. A memory's sector vectors
+    lie close together, so twice `pool` vectors hold 0.8-1.2 x `pool` memories (at 100k memories,
+    docs/benchmarks.md). At least half a pool is enough: the pool only proposes candidates, which are
+    then scored exactly. Only when fewer come back is every sector's `pool` asked for."""
     nearest = (
         MemoryEmbedding.objects.filter(memory_id__in=base.values("pk"), sector__in=sectors)
         .order_by(CosineDistance("embedding", vector)).values_list("memory_id", flat=True)
@@ -137,7 +138,7 @@ def _dense_candidates(base, vector, sectors: list[str], pool: int) -> list:
     for vectors in sorted({min(2, len(sectors)) * pool, len(sectors) * pool}):
         rows = list(nearest[:vectors])
         found = list(dict.fromkeys(rows))
-        if len(found) >= pool or len(rows) < vectors:
+        if len(found) >= pool // 2 or len(rows) < vectors:
             break
     return found[:pool]
 
@@ -249,6 +250,7 @@ def _lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str],
     if count_scope:  # filters narrow the scope below the cubes' live memories: count what they leave
         count_sql, count_params = f"(SELECT count(*) FROM ({scope_sql}) AS scope)", scope_params
     ranked_sql, ranked_params = "SELECT NULL::uuid AS pk", []
+    surely_over = False
     if words:
         matching = base.filter(search_vector=_tsquery(parsed)).order_by()
         candidates = _candidate_words(words, frequencies)
@@ -304,9 +306,20 @@ def _lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str],
         matches = counted
         all_matches = list(ids or []) if parsed.boolean and matches <= EXACT_DENSE_MATCHES else None
         if matches > EXACT_DENSE_MATCHES:
-            matches, matches_exact = max(EXACT_DENSE_MATCHES + 1, _estimated_rows(matching)), False
+            estimate = (_estimated_union(scope_size, list(frequencies.values())) if surely_over
+                        else _estimated_rows(matching))
+            matches, matches_exact = max(EXACT_DENSE_MATCHES + 1, estimate), False
     return LexicalModel(words=words, weights=weights, matches=matches, matches_exact=matches_exact,
                         scope_size=scope_size, best_matches=best_matches, all_matches=all_matches)
+
+
+def _estimated_union(documents: int, frequencies: list[int]) -> int:
+    """How many of `documents` memories hold at least one of the words, were the words independent (the
+    assumption PostgreSQL's planner makes too), from the lexeme counts: no query at all."""
+    missing = 1.0
+    for frequency in frequencies:
+        missing *= 1 - min(frequency, documents) / documents
+    return round(documents * (1 - missing))
 
 
 def _estimated_rows(queryset) -> int:
