@@ -13,6 +13,7 @@ process's first connection, so commands such as ``embedded_postgres status`` see
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -61,9 +62,41 @@ def ensure_running(var_dir: Path) -> str:
         import pgserver
 
         server = pgserver.get_server(pgdata, cleanup_mode=None)
+        _apply_settings(server, pgdata)
         uri = server.get_uri()
         _ensure_database(server)
     return uri
+
+
+SIZE = re.compile(r"^[1-9][0-9]*(kB|MB|GB)$")
+
+
+def shared_buffers() -> str:
+    """PostgreSQL's page cache for the embedded server: ENGRAM_DB_SHARED_BUFFERS (e.g. 512MB), else a
+    quarter of the machine's memory, between 128 MB (PostgreSQL's default) and 1 GB. The HNSW index of
+    100k memories is ~700 MB; at 128 MB every vector query copied index pages in from the OS cache
+    (docs/benchmarks.md)."""
+    configured = os.environ.get("ENGRAM_DB_SHARED_BUFFERS", "").strip()
+    if configured:
+        if not SIZE.match(configured):
+            raise ValueError(f"ENGRAM_DB_SHARED_BUFFERS must be a size such as 512MB or 2GB, not {configured!r}.")
+        return configured
+    memory_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    return f"{max(128, min(1024, memory_mb // 4))}MB"
+
+
+def _apply_settings(server, pgdata: Path) -> None:
+    """Give a just-started server the settings above; a change of shared_buffers needs one restart
+    (ALTER SYSTEM keeps it in pgdata, so later starts need none)."""
+    from pgserver._commands import pg_ctl
+
+    wanted = shared_buffers()
+    answer = server.psql(f"SELECT pg_size_bytes(current_setting('shared_buffers')) = pg_size_bytes('{wanted}');")
+    if "t" in [line.strip() for line in answer.splitlines()]:  # psql prints a header, a rule, then t or f
+        return
+    server.psql(f"ALTER SYSTEM SET shared_buffers = '{wanted}';")
+    user = "pgserver" if os.geteuid() == 0 else None
+    pg_ctl(["-w", "-m", "fast", "-l", str(pgdata / "log"), "restart"], pgdata=pgdata, user=user)
 
 
 def _ensure_database(server) -> None:

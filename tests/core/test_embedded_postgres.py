@@ -48,3 +48,31 @@ def test_commands_leave_a_stopped_server_stopped(manage_env, run_manage, tmp_pat
         assert result.returncode == 0, result.stderr
         assert says in result.stdout
         assert embedded_postgres.status(tmp_path / "var") is None
+
+
+def test_shared_buffers_default_is_a_quarter_of_memory_within_bounds(monkeypatch):
+    monkeypatch.delenv("ENGRAM_DB_SHARED_BUFFERS", raising=False)
+    megabytes = int(embedded_postgres.shared_buffers().removesuffix("MB"))
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    assert megabytes == max(128, min(1024, memory // 4))
+
+
+@pytest.mark.parametrize("value", ["lots", "512", "0MB", "1 GB", "-1GB"])
+def test_a_bad_shared_buffers_setting_names_the_variable_and_the_form(monkeypatch, value):
+    monkeypatch.setenv("ENGRAM_DB_SHARED_BUFFERS", value)
+    with pytest.raises(ValueError, match=r"ENGRAM_DB_SHARED_BUFFERS must be a size such as 512MB"):
+        embedded_postgres.shared_buffers()
+
+
+@pytest.mark.slow
+def test_a_new_server_starts_with_the_configured_shared_buffers(manage_env, run_manage, tmp_path):
+    env = manage_env(ENGRAM_DB_SHARED_BUFFERS="160MB")
+    try:
+        shown = run_manage("shell", "-c", "from django.db import connection\n"
+                           "with connection.cursor() as c:\n c.execute('SHOW shared_buffers'); print(c.fetchone()[0])",
+                           env=env)
+        assert shown.returncode == 0, shown.stderr
+        assert shown.stdout.strip().splitlines()[-1] == "160MB"
+    finally:
+        run_manage("embedded_postgres", "stop", env=env)
+    assert embedded_postgres.status(tmp_path / "var") is None
