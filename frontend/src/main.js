@@ -193,7 +193,6 @@ class GraphApp {
         this.graph.forEachNeighbor(payload.id, (neighbour) => changed.push(neighbour));
         this.graph.dropNode(payload.id);
         this.total = Math.max(0, this.total - 1);
-        if (this.selected === payload.id) this.selectedNeighbours = new Set();
       }
     } else if (kind === "memory.restored") {
       if (this.matchesFilters(payload.node)) {
@@ -204,6 +203,7 @@ class GraphApp {
       }
     }
     this.eventsApplied += 1;
+    if (this.shownSelection()) this.selectedNeighbours = new Set(this.graph.neighbors(this.selected));
     this.highlight(changed.filter(Boolean));
     this.updateCount();
     $("graph-empty").hidden = this.graph.order > 0;
@@ -287,9 +287,16 @@ class GraphApp {
 
   // --- Drawing state -------------------------------------------------------------------------
 
+  // The selected memory, while it is in the graph (a deleted one stays selected in the panel, so
+  // that restoring it selects it again, but fades nothing meanwhile).
+  shownSelection() {
+    return this.selected && this.graph.hasNode(this.selected) ? this.selected : null;
+  }
+
   reduceNode(node, data) {
     const picked = this.panel.pairId === node;
-    if (!this.selected && !this.matches && !this.flash.size && !picked) return data;
+    const selected = this.shownSelection();
+    if (!selected && !this.matches && !this.flash.size && !picked) return data;
     const result = { ...data };
     if (this.matches) {
       if (this.matches.has(node)) {
@@ -301,8 +308,8 @@ class GraphApp {
         result.zIndex = 0;
       }
     }
-    if (this.selected) {
-      if (node === this.selected) {
+    if (selected) {
+      if (node === selected) {
         result.highlighted = true;
         result.size = data.size * 1.5;
         result.zIndex = 2;
@@ -330,11 +337,12 @@ class GraphApp {
   }
 
   reduceEdge(edge, data) {
-    if (!this.selected && !this.matches && !this.flash.size) return data;
+    const selected = this.shownSelection();
+    if (!selected && !this.matches && !this.flash.size) return data;
     if (this.flash.has(edge)) return { ...data, color: HIGHLIGHT, size: data.size + 1 };
-    if (this.selected) {
+    if (selected) {
       const [source, target] = this.graph.extremities(edge);
-      if (source === this.selected || target === this.selected) return { ...data, color: "#6b7280", size: data.size + 0.5 };
+      if (source === selected || target === selected) return { ...data, color: "#6b7280", size: data.size + 0.5 };
       return { ...data, color: FADED_EDGE };
     }
     if (this.matches) return { ...data, color: FADED_EDGE };
