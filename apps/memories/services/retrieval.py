@@ -275,7 +275,7 @@ def _lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str],
                        and max(frequencies.values()) > EXACT_DENSE_MATCHES)
         if count_matches and complete:
             count_sql = "(SELECT count(*) FROM candidates)"
-            ids_sql = "(SELECT array_agg(pk) FROM candidates)" if parsed.boolean else ids_sql
+            ids_sql = "(SELECT array_agg(pk) FROM candidates)" if parsed.boolean else ids_sql  # at most the limit
         elif count_matches and surely_over:
             count_sql = f"{EXACT_DENSE_MATCHES + 1}::bigint"
         elif count_matches:
@@ -283,22 +283,17 @@ def _lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str],
             ctes.append(f"capped AS MATERIALIZED ({capped_sql})")
             ctes_params += capped_params
             count_sql = "(SELECT count(*) FROM capped)"
-            ids_sql = "(SELECT array_agg(pk) FROM capped)" if parsed.boolean else ids_sql
+            if parsed.boolean:  # every match's id, when there are few enough to compare them exactly
+                ids_sql = f"(SELECT CASE WHEN count(*) <= {EXACT_DENSE_MATCHES} THEN array_agg(pk) END FROM capped)"
         score = " + ".join(f"CASE WHEN t{i} THEN %s::float8 ELSE 0 END" for i in range(len(words)))
         ranked_sql = f"SELECT pk FROM candidates ORDER BY {score} DESC, created_at DESC LIMIT %s"
         ranked_params = [*weights, best]
     with_sql = f"WITH {', '.join(ctes)}" if ctes else ""
-    sql = f"""
-        {with_sql}
-        SELECT counted.value, counted.ids, ranked.pk
-        FROM (SELECT {count_sql} AS value, {ids_sql} AS ids) AS counted
-        LEFT JOIN LATERAL ({ranked_sql}) AS ranked ON true
-    """
+    sql = f"{with_sql} SELECT {count_sql}, {ids_sql}, ARRAY({ranked_sql})"  # one row, whatever is asked
     with connection.cursor() as cursor:
         cursor.execute(sql, [*ctes_params, *count_params, *ranked_params])
-        rows = cursor.fetchall()
-    counted, ids = rows[0][0], rows[0][1]
-    best_matches = [row[2] for row in rows if row[2] is not None]
+        counted, ids, ranked = cursor.fetchone()
+    best_matches = [pk for pk in ranked if pk is not None]
     if count_scope:
         scope_size = counted
     matches, matches_exact, all_matches = 0, True, None
