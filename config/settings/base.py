@@ -188,7 +188,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # primary_sector, sector and sectors share the Sector choices: name their schema enum once.
-    "ENUM_NAME_OVERRIDES": {"SectorEnum": "apps.memories.models.Sector"},
+    "ENUM_NAME_OVERRIDES": {
+        "SectorEnum": "apps.memories.models.Sector",
+        "LinkTypeEnum": "apps.memories.models.MemoryLink.LinkType",
+    },
 }
 
 # --- MCP ---------------------------------------------------------------------------------------

@@ -20,6 +20,9 @@ OPERATIONS = {
     "/api/v1/cubes/": {"get"},
     "/api/v1/cubes/{cube_id}/": {"get"},
     "/api/v1/graph/snapshot/": {"get"},
+    "/api/v1/graph/memories/{memory_id}/boost/": {"post"},
+    "/api/v1/graph/links/": {"post"},
+    "/api/v1/graph/links/{source}/{target}/": {"delete"},
 }
 
 
