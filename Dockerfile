@@ -1,4 +1,14 @@
 # One image for web, worker and beat (see docker-compose.yml).
+
+# The graph page's JavaScript (frontend/, from the npm registry) is bundled in a Node stage;
+# only the bundle reaches the image.
+FROM node:20-slim AS frontend
+WORKDIR /build/frontend
+COPY frontend/package.json frontend/package-lock.json ./
+RUN npm ci --no-audit --no-fund --loglevel=error
+COPY frontend/ ./
+RUN node build.mjs
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -17,6 +27,7 @@ COPY requirements/ requirements/
 RUN pip install -r requirements/prod.txt
 
 COPY . .
+COPY --from=frontend /build/static/graph/ static/graph/
 RUN useradd --create-home --uid 1000 engram && mkdir -p var && chown engram var
 USER engram
 
