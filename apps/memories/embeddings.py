@@ -7,7 +7,9 @@ Nothing is downloaded at run time (HF_HUB_OFFLINE=1).
 from __future__ import annotations
 
 import importlib
+import logging
 import os
+import warnings
 import threading
 from datetime import datetime
 from pathlib import Path
@@ -19,7 +21,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 _model = None
+_query_model = None
 _lock = threading.Lock()
+logger = logging.getLogger(__name__)
 
 
 def _model_path() -> Path:
@@ -68,8 +72,37 @@ def embed_texts(texts: list[str]) -> list[list[float]]:
     return [vector.tolist() for vector in vectors]
 
 
+def get_query_model():
+    """The model that embeds search queries: by default an int8 copy of get_model() (torch's dynamic
+    quantisation of the linear layers), 1.7x faster on CPU for one short text, with LoCoMo evidence
+    recall within 0.002 of the full model (docs/benchmarks.md). Memories are stored with the full model;
+    ENGRAM_QUERY_EMBEDDING_INT8=false uses it for queries too."""
+    global _query_model
+    if _query_model is None:
+        model = get_model()
+        with _lock:
+            if _query_model is None:
+                _query_model = _quantized(model) if settings.ENGRAM_QUERY_EMBEDDING_INT8 else model
+    return _query_model
+
+
+def _quantized(model):
+    import torch
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch marks eager quantisation as moving to torchao
+            return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+    except (AttributeError, RuntimeError) as exc:  # a torch without it: slower, never broken
+        logger.warning("Query embeddings use the full model: int8 quantisation is unavailable (%s).", exc)
+        return model
+
+
 def embed_query(text: str) -> list[float]:
-    return embed_texts([text])[0]
+    vector = get_query_model().encode(
+        [text], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False,
+    )[0]
+    return vector.tolist()
 
 
 # --- Sector texts ------------------------------------------------------------------------------
