@@ -50,6 +50,9 @@ class GraphApp {
       labelRenderedSizeThreshold: 9,
       hideLabelsOnMove: true,
       stagePadding: 40,
+      // The container can be without size for a moment (a phone layout settling, a reload at another
+      // width): sigma then draws nothing instead of throwing, and the observer below redraws it.
+      allowInvalidContainer: true,
       // A faded node has no label: hovering it draws no empty label box.
       defaultDrawNodeHover: (context, data, settings) => { if (data.label) drawDiscNodeHover(context, data, settings); },
       zIndex: true,
@@ -58,6 +61,7 @@ class GraphApp {
       nodeReducer: (node, data) => this.reduceNode(node, data),
       edgeReducer: (edge, data) => this.reduceEdge(edge, data),
     });
+    new ResizeObserver(() => this.resize()).observe($("graph-canvas"));
     this.layout = new Layout(this.graph, (running) => this.layoutChanged(running));
     this.panel = new Panel({ app: this, element: $("graph-panel"), body: $("graph-panel-body"), title: $("graph-panel-title"), close: $("graph-panel-close") });
     this.live = new LiveFeed({
