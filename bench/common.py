@@ -1,6 +1,7 @@
 """What every benchmark shares: a database of its own, a bench user, timing figures, the machine."""
 from __future__ import annotations
 
+import json
 import os
 import platform
 import statistics
@@ -84,3 +85,10 @@ def machine() -> str:
 def load_average() -> str:
     """The machine is shared: figures taken while other work runs are slower, so each run says how busy."""
     return "/".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def write_json(path, figures) -> None:
+    """--json FILE: the figures a script printed, for other tools (bench/results/ is gitignored)."""
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(figures, indent=2))

@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import REPO, bench_user, load_average, machine, percentiles, setup_django  # noqa: E402
+from bench.common import REPO, bench_user, load_average, machine, percentiles, setup_django, write_json  # noqa: E402
 
 GRAPH_USER = "bench-graph"
 PASSWORD = "bench-graph-password-not-secret"
@@ -245,9 +245,7 @@ def main() -> None:
         server.wait(timeout=30)
     figures["load_average_after"] = load_average()
     print(json.dumps(figures, indent=2))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2))
+    write_json(args.json, figures)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import REPO, bench_user, machine, setup_django  # noqa: E402
+from bench.common import REPO, bench_user, machine, setup_django, write_json  # noqa: E402
 
 LOCOMO = REPO.parent / "shared" / "bench" / "locomo" / "locomo_dev.json"
 DATABASE = "engram_bench_locomo"
@@ -166,9 +166,7 @@ def main() -> None:
             operation(bench_user(f"locomo-{samples[0]['sample_id']}"), "warm up", 10)
             reports[name] = evaluate(samples, operation)
             print_report(f"memory_{name}", reports[name])
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(reports, indent=2))
+    write_json(args.json, reports)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import REPO, bench_user, load_average, machine, percentiles, setup_django  # noqa: E402
+from bench.common import REPO, bench_user, load_average, machine, percentiles, setup_django, write_json  # noqa: E402
 from bench.corpus import CORPUS_USER, LOCOMO, locomo_pieces, memory_item  # noqa: E402
 
 STORE_USER = "bench-store"
@@ -208,9 +208,7 @@ def main() -> None:
         print_table(figures)
     if args.explain:
         explain(user, texts[0])
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2))
+    write_json(args.json, figures)
 
 
 if __name__ == "__main__":

@@ -66,10 +66,10 @@ def graph_snapshot(*, actor: User, cube_id: str | None = None, kind: str | None 
         cube_ids = cube_ids_readable(actor=actor)
     memories = memories.filter(cube_id__in=cube_ids)
     if not (kind or sector or min_strength is not None or date_from or date_to):
-        # Every live memory of the cubes: the triggers' count (CubeLexeme's '' row) instead of a window
+        # Every live memory of the cubes: the triggers' count (CubeLexeme.LIVE_MEMORIES) instead of a window
         # count that visits every one of them (most of a 100k snapshot's time, docs/benchmarks.md).
         total = Subquery(
-            CubeLexeme.objects.filter(cube_id__in=cube_ids, lexeme="").values("lexeme")
+            CubeLexeme.objects.filter(cube_id__in=cube_ids, lexeme=CubeLexeme.LIVE_MEMORIES).values("lexeme")
             .annotate(documents=Sum("documents")).values("documents"),
             output_field=IntegerField(),
         )

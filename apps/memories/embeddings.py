@@ -63,9 +63,13 @@ def get_model():
 
 def embed_texts(texts: list[str]) -> list[list[float]]:
     """Unit-length embeddings for many texts in batches (cosine similarity = dot product)."""
+    return _encode(get_model(), texts)
+
+
+def _encode(model, texts: list[str]) -> list[list[float]]:
     if not texts:
         return []
-    vectors = get_model().encode(
+    vectors = model.encode(
         texts, batch_size=settings.ENGRAM_EMBEDDING_BATCH_SIZE, normalize_embeddings=True,
         convert_to_numpy=True, show_progress_bar=False,
     )
@@ -99,10 +103,7 @@ def _quantized(model):
 
 
 def embed_query(text: str) -> list[float]:
-    vector = get_query_model().encode(
-        [text], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False,
-    )[0]
-    return vector.tolist()
+    return _encode(get_query_model(), [text])[0]
 
 
 # --- Sector texts ------------------------------------------------------------------------------

@@ -136,6 +136,8 @@ class CubeLexeme(models.Model):
     the cube's live memories. Search reads a few rows here instead of every match of every query word
     (docs/retrieval.md)."""
 
+    LIVE_MEMORIES = ""  # the lexeme of the row that counts the cube's live memories
+
     pk = models.CompositePrimaryKey("cube_id", "lexeme")
     cube = models.ForeignKey("cubes.Cube", on_delete=models.CASCADE, related_name="+")
     lexeme = models.TextField(blank=True)

@@ -16,23 +16,12 @@ CREATE FUNCTION engram_lexemes_of(vector tsvector) RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$ SELECT array_prepend(''::text, tsvector_to_array(coalesce(vector, ''::tsvector))) $$;
 
-CREATE FUNCTION engram_cube_lexemes_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Inserted rows count +1 and deleted rows -1; both triggers call their transition table "changed".
+CREATE FUNCTION engram_cube_lexemes_inserted_or_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO memories_cubelexeme AS stats (cube_id, lexeme, documents)
-    SELECT m.cube_id, lexeme, count(*)
-    FROM inserted AS m CROSS JOIN LATERAL unnest(engram_lexemes_of(m.search_vector)) AS lexeme
-    WHERE m.deleted_at IS NULL
-    GROUP BY m.cube_id, lexeme
-    ORDER BY m.cube_id, lexeme
-    ON CONFLICT (cube_id, lexeme) DO UPDATE SET documents = stats.documents + excluded.documents;
-    RETURN NULL;
-END $$;
-
-CREATE FUNCTION engram_cube_lexemes_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO memories_cubelexeme AS stats (cube_id, lexeme, documents)
-    SELECT m.cube_id, lexeme, -count(*)
-    FROM deleted AS m CROSS JOIN LATERAL unnest(engram_lexemes_of(m.search_vector)) AS lexeme
+    SELECT m.cube_id, lexeme, CASE TG_OP WHEN 'INSERT' THEN count(*) ELSE -count(*) END
+    FROM changed AS m CROSS JOIN LATERAL unnest(engram_lexemes_of(m.search_vector)) AS lexeme
     WHERE m.deleted_at IS NULL
     GROUP BY m.cube_id, lexeme
     ORDER BY m.cube_id, lexeme
@@ -67,9 +56,9 @@ BEGIN
 END $$;
 
 CREATE TRIGGER memory_cube_lexemes_insert AFTER INSERT ON memories_memory
-    REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION engram_cube_lexemes_inserted();
+    REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION engram_cube_lexemes_inserted_or_deleted();
 CREATE TRIGGER memory_cube_lexemes_delete AFTER DELETE ON memories_memory
-    REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION engram_cube_lexemes_deleted();
+    REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION engram_cube_lexemes_inserted_or_deleted();
 CREATE TRIGGER memory_cube_lexemes_update AFTER UPDATE ON memories_memory
     REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows
     FOR EACH STATEMENT EXECUTE FUNCTION engram_cube_lexemes_updated();
@@ -85,8 +74,7 @@ DROP_FUNCTIONS = """
 DROP TRIGGER memory_cube_lexemes_insert ON memories_memory;
 DROP TRIGGER memory_cube_lexemes_delete ON memories_memory;
 DROP TRIGGER memory_cube_lexemes_update ON memories_memory;
-DROP FUNCTION engram_cube_lexemes_inserted();
-DROP FUNCTION engram_cube_lexemes_deleted();
+DROP FUNCTION engram_cube_lexemes_inserted_or_deleted();
 DROP FUNCTION engram_cube_lexemes_updated();
 DROP FUNCTION engram_lexemes_of(tsvector);
 """

@@ -197,13 +197,13 @@ def _distinct_lexeme_words(terms: list[str]) -> dict[str, frozenset[str]]:
 def _document_frequencies(cube_ids: list[str], words: dict[str, frozenset[str]]) -> tuple[int, dict[str, int]]:
     """The number of live memories in the cubes, and how many of them contain each word, from the counts
     the triggers keep (CubeLexeme): a few index reads however common the words are."""
-    lexemes = sorted({""} | set().union(*words.values()))
+    lexemes = sorted({CubeLexeme.LIVE_MEMORIES} | set().union(*words.values()))
     counts = dict(
         CubeLexeme.objects.filter(cube_id__in=cube_ids, lexeme__in=lexemes).values("lexeme")
         .annotate(total=Sum("documents")).values_list("lexeme", "total")
     )
     # A word PostgreSQL splits into several lexemes matches as a phrase: at most its rarest lexeme's count.
-    return counts.get("", 0), {word: min(counts.get(lexeme, 0) for lexeme in found) for word, found in words.items()}
+    return counts.get(CubeLexeme.LIVE_MEMORIES, 0), {word: min(counts.get(lexeme, 0) for lexeme in found) for word, found in words.items()}
 
 
 def _idf(documents: int, frequency: int) -> float:
