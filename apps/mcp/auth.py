@@ -29,6 +29,7 @@ READ, WRITE, ADMIN = (scope.value for scope in (ApiToken.Scope.READ, ApiToken.Sc
 class Caller:
     user: User
     scopes: frozenset[str]
+    token_id: int | None = None
 
     def require_scope(self, scope: str) -> None:
         if not scopes_allow(self.scopes, scope):
@@ -60,7 +61,7 @@ def access_token_for(token: ApiToken) -> EngramAccessToken:
         subject=str(token.user_id),
         scopes=list(token.scopes),
         expires_at=int(token.expires_at.timestamp()) if token.expires_at else None,
-        caller=Caller(user=token.user, scopes=frozenset(token.scopes)),
+        caller=Caller(user=token.user, scopes=frozenset(token.scopes), token_id=token.pk),
     )
 
 

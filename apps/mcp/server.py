@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
+import weakref
+from contextvars import ContextVar
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp_types import CallToolResult
@@ -26,6 +29,11 @@ from apps.mcp.schema import advertised_schema
 logger = logging.getLogger(__name__)
 
 SERVER_VERSION = "1.0.0"
+
+# The MCP session a tool call arrived in, as a key that adapters may store (see ``client_key``).
+_client_session: ContextVar[str] = ContextVar("engram_mcp_client_session", default="")
+# Sessions without an id of their own (stdio, in-process clients) get one here for their lifetime.
+_local_session_ids: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class RawArguments(ArgModelBase):
@@ -53,13 +61,35 @@ async def run_tool(profile: Profile, spec: ToolSpec, arguments: dict[str, Any]) 
     return profile.envelope.success(data, components_used=spec.components_used, processing_ms=elapsed_ms)
 
 
+def client_key() -> str:
+    """Who is calling, as a stable key: the token, and the MCP session over which it calls. Over
+    stateless HTTP a client has no session between requests, so the key is the token's alone. Profiles
+    with per-client state (Mind's current session) store it."""
+    caller = current_caller()
+    session = _client_session.get()
+    return f"token-{caller.token_id}" + (f":{session}" if session else "")
+
+
+def _session_of(ctx: Context) -> str:
+    if ctx.headers is not None:  # HTTP: the SDK's session id, absent when stateless
+        return ctx.headers.get("mcp-session-id", "")
+    session = ctx.session
+    if session not in _local_session_ids:
+        _local_session_ids[session] = f"local-{uuid.uuid4().hex}"
+    return _local_session_ids[session]
+
+
 def _sdk_tool(profile: Profile, spec: ToolSpec) -> Tool:
-    async def call(arguments: dict[str, Any]) -> CallToolResult:
-        return await run_tool(profile, spec, arguments)
+    async def call(arguments: dict[str, Any], ctx: Context) -> CallToolResult:
+        reset = _client_session.set(_session_of(ctx))
+        try:
+            return await run_tool(profile, spec, arguments)
+        finally:
+            _client_session.reset(reset)
 
     return Tool(
         fn=call, name=spec.name, description=spec.description, parameters=advertised_schema(spec.input_model),
-        fn_metadata=FuncMetadata(arg_model=RawArguments), is_async=True,
+        fn_metadata=FuncMetadata(arg_model=RawArguments), is_async=True, context_kwarg="ctx",
     )
 
 

@@ -27,10 +27,15 @@ SECTORS = [choice.value for choice in Sector]
 
 
 class Memory(TimeStampedModel):
-    """A node of the memory graph. Later kinds (decision, issue, thought, ...) are nodes too."""
+    """A node of the memory graph. Mind's decisions, issues, sharp edges and episodes (apps/projects)
+    are nodes too, of their own kind, whose content their services keep in step with the entity."""
 
     class Kind(models.TextChoices):
         MEMORY = "memory", "Memory"
+        DECISION = "decision", "Decision"
+        ISSUE = "issue", "Issue"
+        SHARP_EDGE = "sharp_edge", "Sharp edge"
+        EPISODE = "episode", "Episode"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     cube = models.ForeignKey("cubes.Cube", on_delete=models.CASCADE, related_name="memories")

@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.cubes",
     "apps.memories",
+    "apps.projects",
     "apps.mcp",
     "apps.graph",
     "apps.dashboard",

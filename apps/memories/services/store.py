@@ -51,7 +51,7 @@ def _clean_metadata(value) -> dict:
 
 def build_memory(*, actor: User, cube, content, primary_sector="semantic", session_id="", agent_id="",
                  keywords=None, tags=None, category=None, context=None, importance=None, metadata=None,
-                 created_at=None) -> Memory:
+                 created_at=None, kind=Memory.Kind.MEMORY) -> Memory:
     """An unsaved, validated Memory with its derived fields (keywords, salience)."""
     content = clean_content(content)
     importance = clean_unit(importance, field_name="metadata.importance")
@@ -61,7 +61,7 @@ def build_memory(*, actor: User, cube, content, primary_sector="semantic", sessi
     if importance is not None:
         salience = (salience + importance) / 2
     return Memory(
-        cube=cube, owner=actor, content=content, primary_sector=clean_sector(primary_sector),
+        cube=cube, owner=actor, kind=kind, content=content, primary_sector=clean_sector(primary_sector),
         session_id=clean_text(session_id, field_name="sessionId", max_chars=MAX_ID_CHARS),
         agent_id=clean_text(agent_id, field_name="agentId", max_chars=MAX_ID_CHARS),
         keywords=keywords, tags=clean_labels(tags, field_name="metadata.tags"),
