@@ -51,7 +51,8 @@ def profile_app(profile: Profile) -> tuple[ASGIApp, StreamableHTTPSessionManager
     """The profile's streamable HTTP app at `/` (behind bearer auth) and the session manager it needs."""
     server = build_server(profile)
     app = server.streamable_http_app(
-        streamable_http_path="/", stateless_http=settings.ENGRAM_MCP_STATELESS,
+        streamable_http_path="/",
+        stateless_http=settings.ENGRAM_MCP_STATELESS and not profile.keeps_client_sessions,
         # One JSON answer per POST: no tool streams, and plain HTTP clients (curl) can read it.
         json_response=True, transport_security=transport_security(),
     )

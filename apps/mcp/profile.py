@@ -33,3 +33,6 @@ class Profile:
     description: str
     envelope: Envelope
     tools: tuple[ToolSpec, ...]
+    # A profile whose tools keep per-client state (Mind's current session) is served with MCP
+    # sessions even when ENGRAM_MCP_STATELESS is on: without them every HTTP request is a new client.
+    keeps_client_sessions: bool = False

@@ -202,6 +202,10 @@ SPECTACULAR_SETTINGS = {
 # --- MCP ---------------------------------------------------------------------------------------
 ENGRAM_MCP_STATELESS = True
 
+# --- Mind (apps/projects) ------------------------------------------------------------------------
+# mind_export and the dashboard write exports here, one folder per user (named by user id).
+ENGRAM_EXPORT_DIR = Path(env_str("ENGRAM_EXPORT_DIR", str(VAR_DIR / "exports")))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -1,5 +1,7 @@
 """Settings for the test suite: the same embedded PostgreSQL, a database of its own."""
 import os
+import tempfile
+from pathlib import Path
 
 from .base import *  # noqa: F401,F403
 from .base import DATABASES, REDIS_URL, _sqlalchemy_broker_url
@@ -10,6 +12,8 @@ DEBUG = False
 # ENGRAM_TEST_DB gives each its own database.
 DATABASES["default"]["TEST"] = {"NAME": f"test_engram_{os.environ.get('ENGRAM_TEST_DB', 'main')}"}
 DATABASES["default"]["CONN_MAX_AGE"] = 0
+# Mind exports from tests go to a temporary folder of the run, never into the checkout's var/.
+ENGRAM_EXPORT_DIR = Path(tempfile.gettempdir()) / f"engram-test-exports-{os.environ.get('ENGRAM_TEST_DB', 'main')}"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
