@@ -71,12 +71,16 @@ def client_key() -> str:
 
 
 def _session_of(ctx: Context) -> str:
-    if ctx.headers is not None:  # HTTP: the SDK's session id, absent when stateless
+    # HTTP: the SDK's session id, which only clients of the handshake-era protocols get from a stateful
+    # server; 2026-07-28 requests carry no session, so such a client is known by its token alone.
+    if ctx.headers is not None:
         return ctx.headers.get("mcp-session-id", "")
-    session = ctx.session
-    if session not in _local_session_ids:
-        _local_session_ids[session] = f"local-{uuid.uuid4().hex}"
-    return _local_session_ids[session]
+    # stdio and in-process: one server instance serves one client for its lifetime. (Not ctx.session:
+    # since 2026-07-28 the SDK builds a ServerSession, and a connection, for every request.)
+    server = ctx.mcp_server
+    if server not in _local_session_ids:
+        _local_session_ids[server] = f"local-{uuid.uuid4().hex}"
+    return _local_session_ids[server]
 
 
 def _sdk_tool(profile: Profile, spec: ToolSpec) -> Tool:

@@ -7,6 +7,7 @@ import pytest
 
 from apps.accounts.services import token_create, token_revoke
 from apps.mcp.asgi import McpEdge
+from apps.mcp.profiles import PROFILES
 from tests.mcp.support import SEED_TOOLS, envelope, over_http, serving
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -75,10 +76,13 @@ async def test_listing_names_every_profile(live_url, path):
     async with httpx2.AsyncClient() as http:
         response = await http.get(live_url + path)
     assert response.status_code == 200
-    assert response.json() == {"profiles": [{
-        "name": "thoughtmcp", "title": "ThoughtMCP", "description": response.json()["profiles"][0]["description"],
+    listed = response.json()["profiles"]
+    assert [profile["name"] for profile in listed] == list(PROFILES)
+    assert listed[0] == {
+        "name": "thoughtmcp", "title": "ThoughtMCP", "description": PROFILES["thoughtmcp"].description,
         "url": f"{live_url}/mcp/thoughtmcp/", "transport": "streamable-http", "tools": 5,
-    }]}
+    }
+    assert {profile["name"]: profile["tools"] for profile in listed}["mind"] == 10
 
 
 async def test_unknown_profile_is_404_with_the_list(live_url):
@@ -86,7 +90,7 @@ async def test_unknown_profile_is_404_with_the_list(live_url):
         response = await http.post(live_url + "/mcp/nonesuch/", json=INITIALIZE, headers=JSON_RPC_HEADERS)
     assert response.status_code == 404
     assert response.json()["error"] == "Unknown MCP profile 'nonesuch'."
-    assert [profile["name"] for profile in response.json()["profiles"]] == ["thoughtmcp"]
+    assert [profile["name"] for profile in response.json()["profiles"]] == list(PROFILES)
 
 
 async def test_everything_else_is_django(live_url):

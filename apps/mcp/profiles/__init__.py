@@ -2,6 +2,6 @@
 from __future__ import annotations
 
 from apps.mcp.profile import Profile
-from apps.mcp.profiles import thoughtmcp
+from apps.mcp.profiles import mind, thoughtmcp
 
-PROFILES: dict[str, Profile] = {profile.name: profile for profile in (thoughtmcp.PROFILE,)}
+PROFILES: dict[str, Profile] = {profile.name: profile for profile in (thoughtmcp.PROFILE, mind.PROFILE)}
