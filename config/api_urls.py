@@ -5,5 +5,6 @@ urlpatterns = [
     path("", include("apps.accounts.api.urls")),
     path("", include("apps.cubes.api.urls")),
     path("", include("apps.memories.api.urls")),
+    path("", include("apps.projects.api.urls")),
     path("", include("apps.graph.api.urls")),
 ]

@@ -6,6 +6,8 @@ import yaml
 from django.contrib.staticfiles import finders
 from django.core.management import call_command
 
+from tests.projects.test_api import MIND_OPERATIONS
+
 pytestmark = pytest.mark.django_db
 
 OPERATIONS = {
@@ -23,6 +25,7 @@ OPERATIONS = {
     "/api/v1/graph/memories/{memory_id}/boost/": {"post"},
     "/api/v1/graph/links/": {"post"},
     "/api/v1/graph/links/{source}/{target}/": {"delete"},
+    **MIND_OPERATIONS,
 }
 
 
