@@ -10,6 +10,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/", include("config.api_urls")),
+    path("projects/", include("apps.projects.urls")),
     path("", include("apps.dashboard.urls")),
 ]
 

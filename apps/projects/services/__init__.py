@@ -17,5 +17,5 @@ from apps.projects.services.projects import (  # noqa: F401
     project_create, project_delete, project_get_writable, project_restore, project_update,
 )
 from apps.projects.services.sessions import (  # noqa: F401
-    SessionEnded, SessionStarted, session_current, session_end, session_start,
+    Briefing, SessionEnded, SessionStarted, project_primer, session_current, session_end, session_start,
 )

@@ -46,7 +46,7 @@ from apps.core.exceptions import Conflict, InvalidInput, NotFound
 from apps.cubes.selectors import cube_ids_readable
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.projects.patterns import shared_keywords, text_keywords
-from apps.projects.selectors import project_find, projects_readable, session_get
+from apps.projects.selectors import project_find, project_get, projects_readable, session_get
 from apps.projects.services.check import edges_check
 from apps.projects.services.entities import episode_create
 from apps.projects.services.projects import project_create, project_get_writable
@@ -250,16 +250,20 @@ def _end_open_sessions(*, actor: User, client_key: str, now: datetime) -> None:
 
 # Services
 
-@transaction.atomic
-def session_start(*, actor: User, project_id=None, project_name=None, detect_from_path=None,
-                  client_key: str = "") -> SessionStarted:
-    """Start a session on a found or new project, ending the client's earlier open session."""
-    project, created = _resolve_project(actor=actor, project_id=project_id, project_name=project_name,
-                                        detect_from_path=detect_from_path)
-    now = timezone.now()
-    _end_open_sessions(actor=actor, client_key=client_key, now=now)
+@dataclass
+class Briefing:
+    """What an agent starting on a project reads: the primer and the items it ranks."""
+
+    primer: str
+    open_issues: list[Issue]
+    pending_decisions: list[Decision]
+    relevant_edges: list[SharpEdge]
+
+
+def _briefing(*, actor: User, project: Project, now: datetime, session: Session | None = None) -> Briefing:
+    """Rank the project's open issues and active decisions, find the pending decisions and relevant
+    edges (warned for ``session`` when one is given) and write the primer."""
     last = project.sessions.filter(ended_at__isnull=False).order_by("-ended_at").first()
-    session = Session.objects.create(project=project, owner=actor, client_key=client_key, started_at=now)
     situation = Situation.of(project, last, now)
     issues = _ranked(list(project.issues.filter(deleted_at__isnull=True).exclude(status__in=Issue.CLOSED)),
                      issue_points, situation)[:MAX_OPEN_ISSUES]
@@ -271,8 +275,28 @@ def session_start(*, actor: User, project_id=None, project_name=None, detect_fro
     edges = [warning.edge for warning in warnings]
     primer = build_primer(project=project, last=last, issues=issues, pending=pending, decisions=decisions,
                           edges=edges, now=now)
-    return SessionStarted(session=session, project=project, primer=primer, open_issues=issues,
-                          pending_decisions=pending, relevant_edges=edges, project_created=created)
+    return Briefing(primer=primer, open_issues=issues, pending_decisions=pending, relevant_edges=edges)
+
+
+def project_primer(*, actor: User, project_id) -> Briefing:
+    """The primer the next session on a readable project would start with, without starting one (the
+    dashboard shows it); nothing is recorded as warned."""
+    return _briefing(actor=actor, project=project_get(actor=actor, project_id=project_id), now=timezone.now())
+
+
+@transaction.atomic
+def session_start(*, actor: User, project_id=None, project_name=None, detect_from_path=None,
+                  client_key: str = "") -> SessionStarted:
+    """Start a session on a found or new project, ending the client's earlier open session."""
+    project, created = _resolve_project(actor=actor, project_id=project_id, project_name=project_name,
+                                        detect_from_path=detect_from_path)
+    now = timezone.now()
+    _end_open_sessions(actor=actor, client_key=client_key, now=now)
+    session = Session.objects.create(project=project, owner=actor, client_key=client_key, started_at=now)
+    briefing = _briefing(actor=actor, project=project, now=now, session=session)
+    return SessionStarted(session=session, project=project, primer=briefing.primer,
+                          open_issues=briefing.open_issues, pending_decisions=briefing.pending_decisions,
+                          relevant_edges=briefing.relevant_edges, project_created=created)
 
 
 def session_current(*, actor: User, client_key: str) -> Session | None:

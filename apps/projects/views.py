@@ -1,0 +1,407 @@
+"""Mind's pages (/projects/): projects, their decisions, issues, sharp edges, sessions and episodes, the
+check-edges tool and exports, for people, over the same services and selectors as REST and MCP.
+
+As on the rest of the dashboard (apps/dashboard/views.py), each view parses its input with a form,
+calls one service or selector and renders. Another user's project or entity is the 404 page (nothing
+leaks), a service's InvalidInput goes next to the form field it names, other domain errors too (or
+above the form). Deletes are soft and reversible; every change is a POST with the CSRF token.
+"""
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.dateparse import parse_datetime
+from django.views.decorators.http import require_http_methods, require_POST
+
+from apps.core.exceptions import DomainError, NotFound
+from apps.dashboard.views import not_found_is_404
+from apps.projects.forms import (
+    AttemptForm, CheckEdgesForm, DecisionForm, EdgeForm, ExportForm, IssueForm, IssueUpdateForm, ProjectCreateForm,
+    ProjectEditForm, ProjectFilterForm, pattern_rows, patterns_from_rows, show_service_error,
+)
+from apps.projects.models import Issue
+from apps.projects.selectors import (
+    decision_get, decision_list, edge_get, edge_list, entity_get, episode_list, issue_get, issue_list, project_get,
+    project_list, session_list,
+)
+from apps.projects.services import (
+    decision_add, decision_update, edge_add, edge_update, entity_delete, entity_restore, issue_add, issue_update,
+    project_create, project_delete, project_primer, project_restore, project_update,
+)
+from apps.projects.services.check import edges_check
+from apps.projects.services.export import export_list, export_path, project_export
+
+# URL segment -> (the services' kind, what people call it).
+ENTITY_KINDS: dict[str, tuple[str, str]] = {
+    "decisions": ("decision", "decision"),
+    "issues": ("issue", "issue"),
+    "edges": ("sharp_edge", "sharp edge"),
+    "episodes": ("episode", "episode"),
+}
+
+
+def _submit(request, form, save: Callable[[], HttpResponse], rows=None) -> HttpResponse | None:
+    """The response of ``save()`` when the form was posted, is valid and the service accepts it; None
+    when the page should be shown again, with the service's complaint next to its field."""
+    if request.method != "POST" or not form.is_valid() or (rows is not None and not rows.is_valid()):
+        return None
+    try:
+        return save()
+    except NotFound:
+        raise
+    except DomainError as error:
+        show_service_error(form, error, rows)
+        return None
+
+
+def _act(request, call: Callable[[], object], success: str) -> bool:
+    """A button's service call: flash what happened, or why not (a name now taken by another project, a
+    cube you may only read); whether it worked. Not found stays the 404 page."""
+    try:
+        call()
+    except NotFound:
+        raise
+    except DomainError as error:
+        messages.error(request, error.message)
+        return False
+    messages.success(request, success)
+    return True
+
+
+def _project_page(project_id) -> HttpResponse:
+    return redirect("projects:project-detail", project_id=project_id)
+
+
+def _return_project(request, entity) -> uuid.UUID | None:
+    """The project page to go back to: the one the button was on (``?project=``, how a global sharp edge
+    knows), else the entity's own. Only an id: the page itself still checks access."""
+    raw = request.POST.get("project") or request.GET.get("project")
+    try:
+        return uuid.UUID(raw) if raw else entity.project_id
+    except ValueError:
+        return entity.project_id
+
+
+def _back_to(project_id) -> HttpResponse:
+    return _project_page(project_id) if project_id else redirect("projects:project-list")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def project_index(request):
+    """The list (filtered by status) with the New project form; a POST creates the project."""
+    filters = ProjectFilterForm(request.GET)
+    filters.is_valid()
+    form = ProjectCreateForm(request.POST or None)
+
+    def save():
+        project = project_create(actor=request.user, **form.service_arguments())
+        messages.success(request, f"Project “{project.name}” created.")
+        return _project_page(project.pk)
+
+    response = _submit(request, form, save)
+    if response:
+        return response
+    projects = project_list(actor=request.user, status=filters.cleaned_data.get("status") or None,
+                            include_deleted=bool(filters.cleaned_data.get("deleted")))
+    return render(request, "projects/project_list.html", {
+        "projects": projects, "filters": filters, "form": form, "export_form": ExportForm(),
+    })
+
+
+def _issues_by_severity(issues) -> list[dict]:
+    """Open issues in groups, blocking first; the closed ones come last as one group."""
+    open_issues = [issue for issue in issues if issue.status not in Issue.CLOSED]
+    groups = [
+        {"label": label, "severity": value, "issues": [i for i in open_issues if i.severity == value]}
+        for value, label in Issue.Severity.choices
+    ]
+    closed = [issue for issue in issues if issue.status in Issue.CLOSED]
+    return [group for group in groups if group["issues"]] + (
+        [{"label": "Closed", "severity": "closed", "issues": closed}] if closed else [])
+
+
+@login_required
+@not_found_is_404
+def project_detail(request, project_id):
+    project = project_get(actor=request.user, project_id=project_id)
+    show_deleted = request.GET.get("deleted") == "1"
+    # Deleted entities are listed too (marked, with Restore) only when asked for.
+    scope = {"actor": request.user, "project_id": project.pk, "include_deleted": show_deleted}
+    issues = list(issue_list(**scope))
+    return render(request, "projects/project_detail.html", {
+        "project": project, "show_deleted": show_deleted,
+        "primer": project_primer(actor=request.user, project_id=project.pk).primer,
+        "decisions": decision_list(**scope), "edges": edge_list(**scope, include_global=True),
+        "episodes": episode_list(**scope),
+        "issue_groups": _issues_by_severity(issues),
+        "open_issue_count": sum(1 for issue in issues if issue.status not in Issue.CLOSED and not issue.is_deleted),
+        "sessions": session_list(actor=request.user, project_id=project.pk),
+        "export_form": ExportForm(initial={"project": project.pk}),
+    })
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@not_found_is_404
+def project_edit(request, project_id):
+    project = project_get(actor=request.user, project_id=project_id)
+    form = ProjectEditForm.for_instance(project, data=request.POST or None)
+
+    def save():
+        project_update(actor=request.user, project_id=project.pk, **form.changes())
+        messages.success(request, "Project saved.")
+        return _project_page(project.pk)
+
+    return _submit(request, form, save) or render(request, "projects/form.html", {
+        "form": form, "project": project, "title": f"Edit {project.name}", "submit": "Save",
+    })
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@not_found_is_404
+def project_delete_view(request, project_id):
+    project = project_get(actor=request.user, project_id=project_id)
+    if request.method == "POST":
+        if _act(request, lambda: project_delete(actor=request.user, project_id=project.pk),
+                f"Project “{project.name}” deleted. Show deleted projects to restore it."):
+            return redirect("projects:project-list")
+        return _project_page(project.pk)
+    return render(request, "projects/confirm_delete.html", {
+        "what": f"the project “{project.name}”", "cancel_url": reverse("projects:project-detail", args=[project.pk]),
+        "note": "Its decisions, issues and sharp edges are hidden with it until you restore it.",
+    })
+
+
+@login_required
+@require_POST
+@not_found_is_404
+def project_restore_view(request, project_id):
+    project = project_get(actor=request.user, project_id=project_id, include_deleted=True)
+    if _act(request, lambda: project_restore(actor=request.user, project_id=project.pk),
+            f"Project “{project.name}” restored."):
+        return _project_page(project.pk)
+    return redirect(reverse("projects:project-list") + "?deleted=on")
+
+
+def _entity_form_page(request, *, template_context: dict, form, save, rows=None) -> HttpResponse:
+    return _submit(request, form, save, rows) or render(request, "projects/form.html", {
+        "form": form, "rows": rows, **template_context,
+    })
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@not_found_is_404
+def decision_create(request, project_id):
+    project = project_get(actor=request.user, project_id=project_id)
+    form = DecisionForm(request.POST or None)
+
+    def save():
+        added = decision_add(actor=request.user, project_id=project.pk, **form.service_arguments())
+        note = f" It supersedes “{added.superseded.title}”." if added.superseded else ""
+        messages.success(request, f"Decision recorded.{note}")
+        return _project_page(project.pk)
+
+    return _entity_form_page(request, form=form, save=save, template_context={
+        "project": project, "title": "Record a decision", "submit": "Record decision"})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@not_found_is_404
+def decision_edit(request, entity_id):
+    decision = decision_get(actor=request.user, decision_id=entity_id)
+    form = DecisionForm.for_instance(decision, data=request.POST or None, editing=True)
+
+    def save():
+        decision_update(actor=request.user, decision_id=decision.pk, **form.changes())
+        messages.success(request, "Decision saved.")
+        return _project_page(decision.project_id)
+
+    return _entity_form_page(request, form=form, save=save, template_context={
+        "project": decision.project, "title": "Edit decision", "submit": "Save", "entity": decision,
+        "kind": "decisions"})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@not_found_is_404
+def issue_create(request, project_id):
+    project = project_get(actor=request.user, project_id=project_id)
+    form = IssueForm(request.POST or None)
+
+    def save():
+        issue = issue_add(actor=request.user, project_id=project.pk, **form.service_arguments())
+        messages.success(request, f"Issue “{issue.title}” opened.")
+        return _project_page(project.pk)
+
+    return _entity_form_page(request, form=form, save=save, template_context={
+        "project": project, "title": "Open an issue", "submit": "Open issue"})
+
+
+def _issue_page(request, issue, *, form, attempt_form) -> HttpResponse:
+    # Attempts keep their moment as an ISO string (JSON); the page shows it as a date.
+    attempts = [{**attempt, "at": parse_datetime(attempt.get("at") or "")} for attempt in issue.attempts]
+    return render(request, "projects/issue_detail.html", {
+        "issue": issue, "project": issue.project, "attempts": attempts, "form": form, "attempt_form": attempt_form,
+    })
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@not_found_is_404
+def issue_detail(request, entity_id):
+    """The issue with its attempts; its form updates status, theory, resolution and the rest."""
+    issue = issue_get(actor=request.user, issue_id=entity_id)
+    form = IssueUpdateForm.for_instance(issue, data=request.POST or None)
+
+    def save():
+        issue_update(actor=request.user, issue_id=issue.pk, **form.changes())
+        messages.success(request, "Issue saved.")
+        return redirect("projects:issue-detail", entity_id=issue.pk)
+
+    return _submit(request, form, save) or _issue_page(request, issue, form=form, attempt_form=AttemptForm())
+
+
+@login_required
+@require_POST
+@not_found_is_404
+def issue_attempt(request, entity_id):
+    issue = issue_get(actor=request.user, issue_id=entity_id)
+    attempt_form = AttemptForm(request.POST)
+
+    def save():
+        issue_update(actor=request.user, issue_id=issue.pk, add_attempt=attempt_form.attempt())
+        messages.success(request, "Attempt added.")
+        return redirect("projects:issue-detail", entity_id=issue.pk)
+
+    return _submit(request, attempt_form, save) or _issue_page(
+        request, issue, form=IssueUpdateForm.for_instance(issue), attempt_form=attempt_form)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@not_found_is_404
+def edge_create(request, project_id):
+    project = project_get(actor=request.user, project_id=project_id)
+    form = EdgeForm(request.POST or None)
+    rows = pattern_rows(request.POST or None)
+
+    def save():
+        edge = edge_add(actor=request.user, project_id=None if form.cleaned_data["is_global"] else project.pk,
+                        detection_patterns=patterns_from_rows(rows), **form.service_arguments())
+        messages.success(request, f"Sharp edge “{edge.title}” added{' (global)' if edge.is_global else ''}.")
+        return _project_page(project.pk)
+
+    return _entity_form_page(request, form=form, rows=rows, save=save, template_context={
+        "project": project, "title": "Add a sharp edge", "submit": "Add sharp edge"})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@not_found_is_404
+def edge_edit(request, entity_id):
+    edge = edge_get(actor=request.user, edge_id=entity_id)
+    form = EdgeForm.for_instance(edge, data=request.POST or None, editing=True)
+    rows = pattern_rows(request.POST or None, edge.detection_patterns)
+    back = _return_project(request, edge)
+
+    def save():
+        changes = form.changes()
+        patterns = patterns_from_rows(rows)
+        if patterns != edge.detection_patterns:
+            changes["detection_patterns"] = patterns
+        edge_update(actor=request.user, edge_id=edge.pk, **changes)
+        messages.success(request, "Sharp edge saved.")
+        return _back_to(back)
+
+    return _entity_form_page(request, form=form, rows=rows, save=save, template_context={
+        "project": edge.project, "title": "Edit sharp edge", "submit": "Save", "entity": edge, "kind": "edges"})
+
+
+def _entity(request, segment: str, entity_id):
+    kind, label = ENTITY_KINDS[segment]
+    return kind, entity_get(actor=request.user, kind=kind, entity_id=entity_id, include_deleted=True), label
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@not_found_is_404
+def entity_delete_view(request, segment: str, entity_id):
+    kind, entity, label = _entity(request, segment, entity_id)
+    if request.method == "POST":
+        _act(request, lambda: entity_delete(actor=request.user, kind=kind, entity_id=entity.pk),
+             f"The {label} “{entity.title}” was deleted. Show deleted items to restore it.")
+        return _back_to(_return_project(request, entity))
+    project_id = _return_project(request, entity)
+    return render(request, "projects/confirm_delete.html", {
+        "what": f"the {label} “{entity.title}”", "project_id": project_id,
+        "cancel_url": reverse("projects:project-detail", args=[project_id]) if project_id
+        else reverse("projects:project-list"),
+        "note": "It is hidden from the project, from agents and from search until you restore it.",
+    })
+
+
+@login_required
+@require_POST
+@not_found_is_404
+def entity_restore_view(request, segment: str, entity_id):
+    kind, entity, label = _entity(request, segment, entity_id)
+    _act(request, lambda: entity_restore(actor=request.user, kind=kind, entity_id=entity.pk),
+         f"The {label} “{entity.title}” was restored.")
+    return _back_to(_return_project(request, entity))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@not_found_is_404
+def check_edges(request):
+    """Paste code or say what you intend: the sharp edges whose patterns match. Nobody's session is
+    involved, so every match is shown (no warn-once suppression)."""
+    form = CheckEdgesForm(request.POST or None, projects=project_list(actor=request.user),
+                          initial={"project": request.GET.get("project", "")})
+    warnings = None
+
+    def run():
+        nonlocal warnings
+        warnings = edges_check(actor=request.user, **form.service_arguments())
+
+    _submit(request, form, run)
+    return render(request, "projects/check.html", {"form": form, "warnings": warnings})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@not_found_is_404
+def export_index(request):
+    """Your export files; a POST (from the list or a project's page) writes a new one."""
+    form = ExportForm(request.POST or None)
+
+    def save():
+        result = project_export(actor=request.user, **form.service_arguments())
+        counts = ", ".join(f"{count} {name}" for name, count in result.entities.items())
+        messages.success(request, f"Exported {result.path.name} ({counts}).")
+        return redirect("projects:export-list")
+
+    response = _submit(request, form, save)
+    if response:
+        return response
+    if form.errors:
+        for error in form.errors.values():
+            messages.error(request, " ".join(error))
+    return render(request, "projects/exports.html", {"files": export_list(actor=request.user)})
+
+
+@login_required
+@not_found_is_404
+def export_download(request, name: str):
+    path = export_path(actor=request.user, name=name)
+    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
