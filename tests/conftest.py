@@ -2,11 +2,16 @@
 
 Everything here is real: the embedded PostgreSQL with pgvector, the real MiniLM model.
 """
+import os
+from pathlib import Path
+
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 
 from apps.accounts.services import token_create
 from apps.memories.services import memory_store
+from tests.browser import DESKTOP, PHONE, assert_no_sideways_scroll
 from tests.factories import UserFactory
 
 
@@ -57,3 +62,41 @@ def store():
         return memory_store(actor=actor, content=content, **fields).memory
 
     return make
+
+
+@pytest.fixture
+def client_for():
+    def make(user):
+        client = Client()
+        client.force_login(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def alice(user, client_for):
+    """A test client (pages) logged in as alice (the `user` fixture)."""
+    return client_for(user)
+
+
+@pytest.fixture
+def bob(other_user, client_for):
+    return client_for(other_user)
+
+
+@pytest.fixture
+def shoot(tmp_path):
+    """shoot(page, name): check a browser page's layout and screenshot it at desktop and phone widths, into
+    ENGRAM_SCREENSHOTS_DIR (docs/screenshots to refresh the docs' pictures) or a temporary folder."""
+    folder = Path(os.environ.get("ENGRAM_SCREENSHOTS_DIR") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def take(page, name: str) -> None:
+        for viewport, suffix in ((DESKTOP, ""), (PHONE, "-phone")):
+            page.set_viewport_size(viewport)
+            assert_no_sideways_scroll(page, name)
+            page.screenshot(path=str(folder / f"{name}{suffix}.png"), full_page=True)
+        page.set_viewport_size(DESKTOP)
+
+    return take

@@ -2,8 +2,9 @@
 
 As for memories, these are made and changed by services (which keep each entity's memory-graph node in
 step), so the change forms are read-only and the actions call the services with the curator as the
-actor. The services check access like every other caller: a curator acts on the projects of cubes they
-may write to, and an action on anyone else's is reported as failed, with the reason.
+actor in the services' curator mode: staff with the model's change permission curate every user's
+projects and entities (acting as the owner would, so each node follows). A failure is reported with its
+reason.
 """
 from collections.abc import Callable
 
@@ -70,12 +71,12 @@ class ProjectAdmin(ServiceManagedAdmin):
 
     @admin.action(description="Soft delete selected projects", permissions=["change"])
     def soft_delete(self, request, queryset):
-        _run_for_each(self, request, queryset, lambda pk: project_delete(actor=request.user, project_id=pk),
+        _run_for_each(self, request, queryset, lambda pk: project_delete(actor=request.user, project_id=pk, curator=True),
                       "Soft-deleted")
 
     @admin.action(description="Restore selected projects", permissions=["change"])
     def restore(self, request, queryset):
-        _run_for_each(self, request, queryset, lambda pk: project_restore(actor=request.user, project_id=pk),
+        _run_for_each(self, request, queryset, lambda pk: project_restore(actor=request.user, project_id=pk, curator=True),
                       "Restored")
 
 
@@ -110,12 +111,12 @@ class EntityAdmin(ServiceManagedAdmin):
     @admin.action(description="Soft delete selected", permissions=["change"])
     def soft_delete(self, request, queryset):
         _run_for_each(self, request, queryset,
-                      lambda pk: entity_delete(actor=request.user, kind=self.kind, entity_id=pk), "Soft-deleted")
+                      lambda pk: entity_delete(actor=request.user, kind=self.kind, entity_id=pk, curator=True), "Soft-deleted")
 
     @admin.action(description="Restore selected", permissions=["change"])
     def restore(self, request, queryset):
         _run_for_each(self, request, queryset,
-                      lambda pk: entity_restore(actor=request.user, kind=self.kind, entity_id=pk), "Restored")
+                      lambda pk: entity_restore(actor=request.user, kind=self.kind, entity_id=pk, curator=True), "Restored")
 
 
 @admin.register(Decision)

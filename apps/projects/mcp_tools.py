@@ -75,11 +75,7 @@ async def mind_get_context(actor: User, params: GetContextInput) -> dict[str, An
         "edges": [edge_dict(edge) for edge in found.edges],
         "episodes": [episode_dict(episode) for episode in found.episodes],
     }
-    # In a session the query is also checked as an intent, and what warns counts as warned: so the
-    # warnings must reach the agent (Engram's addition to the seed's shape, present only when there are any).
-    if found.warnings:
-        data["warnings"] = [warning.as_dict() for warning in found.warnings]
-    return data
+    return _with_warnings(data, found.warnings)
 
 
 async def mind_check_edges(actor: User, params: CheckEdgesInput) -> dict[str, Any]:
@@ -95,29 +91,35 @@ async def mind_check_edges(actor: User, params: CheckEdgesInput) -> dict[str, An
 
 async def mind_add_decision(actor: User, params: AddDecisionInput) -> dict[str, Any]:
     def add(session: Session | None):
-        return decision_add(
+        added = decision_add(
             actor=actor, project_id=_project_required(params.project_id, session), session=session,
             title=params.title, description=params.description, context=params.context, reasoning=params.reasoning,
             alternatives=_dumped(params.alternatives), confidence=params.confidence,
             revisit_if=params.revisit_if or "", trigger_phrases=params.trigger_phrases,
         )
+        decision = added.decision
+        intent = " ".join([decision.title, decision.description, decision.context, decision.reasoning])
+        return added, _check_write(actor, session, decision.project_id, intent=intent)
 
-    added = await _with_current_session(actor, add)
+    added, warnings = await _with_current_session(actor, add)
     data = {"decision": decision_dict(added.decision)}
     if added.superseded is not None:
         data["superseded"] = decision_dict(added.superseded)
-    return data
+    return _with_warnings(data, warnings)
 
 
 async def mind_add_issue(actor: User, params: AddIssueInput) -> dict[str, Any]:
     def add(session: Session | None):
-        return issue_add(
+        issue = issue_add(
             actor=actor, project_id=_project_required(params.project_id, session), session=session,
             title=params.title, description=params.description, severity=params.severity,
             symptoms=params.symptoms, trigger_phrases=params.trigger_phrases,
         )
+        text = " ".join([issue.title, issue.description, *issue.symptoms])
+        return issue, _check_write(actor, session, issue.project_id, intent=text, symptom_text=text)
 
-    return {"issue": issue_dict(await _with_current_session(actor, add))}
+    issue, warnings = await _with_current_session(actor, add)
+    return _with_warnings({"issue": issue_dict(issue)}, warnings)
 
 
 async def mind_update_issue(actor: User, params: UpdateIssueInput) -> dict[str, Any]:
@@ -176,6 +178,20 @@ def _project_required(project_id: str | None, session: Session | None, *, may_na
         fix = "call mind_start_session first" + (", or pass project_id" if may_name_project else "")
         raise Conflict(f"No active session: {fix}", code="session_not_active")
     return session.project_id
+
+
+def _check_write(actor: User, session: Session | None, project_id, **text) -> list:
+    """Mind checks sharp edges inside add_decision and add_issue too (REFERENCE.md): in a session, what
+    was just written is checked as an intent (an issue's text also against edges' symptoms)."""
+    return edges_check(actor=actor, project_id=project_id, session=session, **text) if session else []
+
+
+def _with_warnings(data: dict[str, Any], warnings: list) -> dict[str, Any]:
+    """In a session, a check inside a tool counts its edges as warned, so the warnings must reach the
+    agent: Engram adds them to the seed's shape, under "warnings", only when there are any."""
+    if warnings:
+        data["warnings"] = [warning.as_dict() for warning in warnings]
+    return data
 
 
 def _dumped(items) -> list[dict[str, Any]] | None:

@@ -4,8 +4,11 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from apps.core.exceptions import PermissionDenied
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
-from apps.projects.services import decision_add, edge_add, episode_create, issue_add, project_create
+from apps.projects.services import (
+    decision_add, edge_add, entity_delete, episode_create, issue_add, project_create, project_delete,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -96,16 +99,29 @@ def test_soft_delete_and_restore_projects(admin_client_for_staff, carols):
     assert Project.objects.get(pk=project.pk).deleted_at is None
 
 
-def test_actions_on_other_users_things_fail_with_the_reason(admin_client_for_staff, user, carols):
-    """The services check access for the curator like for anyone: alice's issue is not carol's to delete."""
+def test_curators_act_on_every_users_things(admin_client_for_staff, user, carols):
+    """A staff curator deletes and restores alice's issue and project, and their memory-graph nodes follow."""
     alices_project = project_create(actor=user, name="alice's")
     alices = issue_add(actor=user, project_id=alices_project.pk, title="Alice's private issue")
-    messages = run_action(admin_client_for_staff, Issue, "soft_delete", [carols["minor"], alices])
-    assert messages[0] == "Soft-deleted 1 issue."
-    assert messages[1].startswith("1 failed: Issue") and "not found" in messages[1]
-    assert Issue.objects.get(pk=alices.pk).deleted_at is None
-    messages = run_action(admin_client_for_staff, Project, "soft_delete", [alices_project])
-    assert messages[0].startswith("1 failed:") and Project.objects.get(pk=alices_project.pk).deleted_at is None
+    assert run_action(admin_client_for_staff, Issue, "soft_delete", [carols["minor"], alices]) == ["Soft-deleted 2 issues."]
+    alices.refresh_from_db()
+    assert alices.deleted_at is not None and alices.node.deleted_at is not None
+    assert run_action(admin_client_for_staff, Issue, "restore", [alices]) == ["Restored 1 issue."]
+    alices.refresh_from_db()
+    assert alices.deleted_at is None and alices.node.deleted_at is None
+    assert run_action(admin_client_for_staff, Project, "soft_delete", [alices_project]) == ["Soft-deleted 1 project."]
+    assert Project.objects.get(pk=alices_project.pk).deleted_at is not None
+
+
+def test_curator_mode_needs_staff_and_the_change_permission(user, other_user):
+    """The argument alone grants nothing: bob (not staff) cannot curate alice's issue."""
+    project = project_create(actor=user, name="private")
+    issue = issue_add(actor=user, project_id=project.pk, title="Only alice's")
+    with pytest.raises(PermissionDenied):
+        entity_delete(actor=other_user, kind="issue", entity_id=issue.pk, curator=True)
+    with pytest.raises(PermissionDenied):
+        project_delete(actor=other_user, project_id=project.pk, curator=True)
+    assert Issue.objects.get(pk=issue.pk).deleted_at is None
 
 
 def test_changelist_queries_do_not_grow_with_rows(admin_client_for_staff, staff_user, carols,

@@ -2,23 +2,15 @@
 log in, store a memory with the form, search it, open it, make a token; no page may scroll
 sideways on a phone. Each page is screenshot at desktop and phone widths; to refresh the ones in
 the docs: ENGRAM_SCREENSHOTS_DIR=docs/screenshots make test PYTEST_ARGS=tests/dashboard/test_browser.py"""
-import os
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from apps.accounts.models import ApiToken
 from apps.accounts.selectors import token_authenticate
 from apps.memories.models import Memory
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PASSWORD
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
-PASSWORD = "correct-horse-battery"  # tests/factories.py
 
 
 @pytest.fixture
@@ -30,27 +22,6 @@ def seeded(user, store):
           primary_sector="episodic", **related)
     store(user, "Compost from the left bin is ready in May; the right bin was started in March.",
           primary_sector="procedural", **related)
-
-
-def assert_no_sideways_scroll(page, name: str) -> None:
-    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-    assert overflow <= 0, f"{name} scrolls sideways by {overflow}px at {page.viewport_size['width']}px"
-
-
-@pytest.fixture
-def shoot(tmp_path):
-    """shoot(page, name): check the layout and screenshot the page at desktop and phone widths."""
-    folder = Path(os.environ.get("ENGRAM_SCREENSHOTS_DIR") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-
-    def take(page, name: str) -> None:
-        for viewport, suffix in ((DESKTOP, ""), (PHONE, "-phone")):
-            page.set_viewport_size(viewport)
-            assert_no_sideways_scroll(page, name)
-            page.screenshot(path=str(folder / f"{name}{suffix}.png"), full_page=True)
-        page.set_viewport_size(DESKTOP)
-
-    return take
 
 
 def test_store_search_open_and_make_a_token_in_a_browser(live_server, user, seeded, shoot):

@@ -16,15 +16,11 @@ from playwright.sync_api import expect, sync_playwright
 
 from apps.memories.models import Memory, MemoryLink
 from config.asgi import application
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PASSWORD, PHONE
 from tests.mcp.support import serving
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
-PASSWORD = "correct-horse-battery"  # tests/factories.py
 BUNDLE = Path(settings.BASE_DIR) / "static" / "graph" / "graph.js"
 WAIT_MS = 15000
 

@@ -17,6 +17,7 @@ from tests.mcp.mind_support import (
     MIND_TOOLS, assert_schema_is_seed, over_http_legacy, result_data, seed_description, seed_tools,
 )
 from tests.mcp.support import in_process, over_http, stdio_parameters
+from tests.projects.seed_examples import CRYPTO_EDGE
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -50,18 +51,6 @@ SUPABASE_DECISION = {
     "alternatives": [{"option": "Cloudflare Workers", "rejected_because": "No native Postgres"}],
 }
 SUPABASE_QUERY = {"query": "why did we choose supabase"}
-CRYPTO_EDGE = {
-    "title": "Vercel Edge Functions can't use Node crypto module",
-    "description": "Edge runtime is V8 isolate, not Node.js, so crypto module unavailable",
-    "workaround": "Use Web Crypto API: self.crypto.randomUUID(), SubtleCrypto.digest()",
-    "detection_patterns": [
-        {"type": "code", "pattern": "crypto\\.randomUUID|crypto\\.createHash", "description": "Node crypto usage"},
-        {"type": "context", "pattern": "edge.*crypto|crypto.*edge", "description": "Crypto in edge context"},
-    ],
-    "symptoms": ["crypto is not defined", "Module not found: crypto"],
-    "root_cause": "Edge runtime is V8 isolate without Node.js APIs",
-    "share_with_community": True,
-}
 CRYPTO_CHECK = {"code": "const token = crypto.randomUUID()", "context": {"runtime": "edge"}}
 SAFARI_ISSUE = {"title": "Safari login loses the session cookie", "description": "Login works everywhere but Safari",
                 "severity": "blocking", "symptoms": ["401 after redirect on Safari"]}
@@ -332,6 +321,37 @@ async def test_file_glob_limits_a_code_pattern(alice_token):
         inside = await call(client, "mind_check_edges", {**CRYPTO_CHECK, "context": {"file_path": "app/api/route.ts"}})
     assert elsewhere["warnings"] == []
     assert [warning["matched_pattern"]["file_glob"] for warning in inside["warnings"]] == ["app/api/*"]
+
+
+async def test_add_issue_and_decision_in_a_session_check_edges_once(alice_token):
+    """Mind runs the edge check inside add_issue and add_decision too: what was written is the intent,
+    and an issue's symptoms meet the edges' symptoms."""
+    cron_edge = {"title": "Friday deploys break the billing cron", "description": "The cron runs on Saturday",
+                 "workaround": "Deploy billing changes Monday to Thursday", "symptoms": ["invoice job skipped"],
+                 "detection_patterns": [{"type": "intent", "pattern": "deploy.*billing", "description": "d"}]}
+    async with in_process(alice_token, profile="mind") as client:
+        await call(client, "mind_start_session", START_SPAWNER)
+        await call(client, "mind_add_edge", cron_edge)
+        # Not call(): "warnings" is Engram's addition to the seed's return shape.
+        issue = data_of(await client.call_tool("mind_add_issue", {
+            "title": "Invoices missing on Monday", "description": "Saturday's run logged: invoice job skipped"}))
+        decision = data_of(await client.call_tool("mind_add_decision", {
+            "title": "Deploy billing on Fridays after all", "description": "d", "context": "c", "reasoning": "r"}))
+    [warning] = issue["warnings"]
+    assert warning["edge"]["title"] == cron_edge["title"] and warning["severity"] == "medium"
+    assert "warnings" not in decision  # warned once a session
+    assert set(decision) == {"decision"} and set(issue) == {"issue", "warnings"}
+
+
+async def test_add_issue_without_a_session_checks_nothing(alice_token, user):
+    project = await database_sync_to_async(project_create)(actor=user, name="billing")
+    await database_sync_to_async(edge_add)(
+        actor=user, project_id=project.pk, title="Deploys", workaround="w",
+        detection_patterns=[{"type": "intent", "pattern": "deploy", "description": "d"}])
+    async with in_process(alice_token, profile="mind") as client:
+        issue = await call(client, "mind_add_issue", {"title": "Deploy failed", "description": "d",
+                                                       "project_id": str(project.pk)})
+    assert set(issue) == {"issue"}
 
 
 async def test_get_context_in_a_session_warns_of_intent_edges_once(alice_token):

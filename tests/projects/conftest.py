@@ -15,3 +15,10 @@ def project(user):
 def other_project(other_user):
     """bob's project "spawner" too: same name, other owner."""
     return project_create(actor=other_user, name="spawner")
+
+
+@pytest.fixture
+def export_dir(settings, tmp_path):
+    """Exports of this test go to a folder of its own."""
+    settings.ENGRAM_EXPORT_DIR = tmp_path / "exports"
+    return settings.ENGRAM_EXPORT_DIR

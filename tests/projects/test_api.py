@@ -11,6 +11,7 @@ from apps.projects.services import (
 )
 from apps.projects.validation import MAX_ITEMS, MAX_PHRASE_CHARS, MAX_TEXT_CHARS, MAX_TITLE_CHARS
 from tests.api.envelope import assert_error
+from tests.projects.seed_examples import CRYPTO_EDGE
 
 pytestmark = pytest.mark.django_db
 
@@ -31,18 +32,6 @@ SESSION_FIELDS = {"id", "project", "started_at", "ended_at", "is_active", "summa
                   "next_steps", "mood", "issue_updates", "created_at"}
 PAGE_FIELDS = {"count", "next", "previous", "results"}
 
-CRYPTO_EDGE = {
-    "title": "Vercel Edge Functions can't use Node crypto module",
-    "description": "Edge runtime is V8 isolate, not Node.js, so crypto module unavailable",
-    "workaround": "Use Web Crypto API: self.crypto.randomUUID(), SubtleCrypto.digest()",
-    "detection_patterns": [
-        {"type": "code", "pattern": "crypto\\.randomUUID|crypto\\.createHash", "description": "Node crypto usage"},
-        {"type": "context", "pattern": "edge.*crypto|crypto.*edge", "description": "Crypto in edge context"},
-    ],
-    "symptoms": ["crypto is not defined", "Module not found: crypto"],
-    "root_cause": "Edge runtime is V8 isolate without Node.js APIs",
-    "share_with_community": True,
-}
 
 
 def ids(response) -> list[str]:
@@ -327,11 +316,6 @@ def test_context_finds_the_decision_by_meaning(api, user, project, decision, iss
 
 
 # --- Exports -------------------------------------------------------------------------------------
-
-@pytest.fixture
-def export_dir(settings, tmp_path):
-    settings.ENGRAM_EXPORT_DIR = tmp_path / "exports"
-    return settings.ENGRAM_EXPORT_DIR
 
 
 def test_export_list_and_download(api, user, project, decision, issue, export_dir):

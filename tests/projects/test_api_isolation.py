@@ -20,11 +20,6 @@ def other_api(other_user, api_client_for):
     return api_client_for(other_user)
 
 
-@pytest.fixture
-def export_dir(settings, tmp_path):
-    settings.ENGRAM_EXPORT_DIR = tmp_path / "exports"
-    return settings.ENGRAM_EXPORT_DIR
-
 
 @pytest.fixture
 def alices(user, project, export_dir):

@@ -6,18 +6,8 @@ from apps.core.exceptions import InvalidInput, NotFound
 from apps.projects.models import Session
 from apps.projects.services import edge_add, entity_delete, project_update
 from apps.projects.services.check import edges_check
+from tests.projects.seed_examples import CRYPTO_EDGE as SEED_EDGE
 
-SEED_EDGE = {
-    "title": "Vercel Edge Functions can't use Node crypto module",
-    "description": "Edge runtime is V8 isolate, not Node.js, so crypto module unavailable",
-    "workaround": "Use Web Crypto API: self.crypto.randomUUID(), SubtleCrypto.digest()",
-    "detection_patterns": [
-        {"type": "code", "pattern": "crypto\\.randomUUID|crypto\\.createHash", "description": "Node crypto usage"},
-        {"type": "context", "pattern": "edge.*crypto|crypto.*edge", "description": "Crypto in edge context"},
-    ],
-    "symptoms": ["crypto is not defined", "Module not found: crypto"],
-    "root_cause": "Edge runtime is V8 isolate without Node.js APIs",
-}
 
 
 def make_session(project, user):

@@ -2,7 +2,6 @@
 404 page for anybody else, the forms create and update through the services and show the services'
 errors next to the field they name, the check-edges page warns, exports download."""
 import pytest
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -19,30 +18,8 @@ CRYPTO_EDGE = {
 }
 
 
-@pytest.fixture
-def client_for():
-    def make(user):
-        client = Client()
-        client.force_login(user)
-        return client
-
-    return make
 
 
-@pytest.fixture
-def alice(user, client_for):
-    return client_for(user)
-
-
-@pytest.fixture
-def bob(other_user, client_for):
-    return client_for(other_user)
-
-
-@pytest.fixture
-def export_dir(settings, tmp_path):
-    settings.ENGRAM_EXPORT_DIR = tmp_path / "exports"
-    return settings.ENGRAM_EXPORT_DIR
 
 
 @pytest.fixture

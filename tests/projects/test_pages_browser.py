@@ -3,23 +3,15 @@ a project with the form, open an issue, record a decision and a sharp edge, see 
 then paste matching code into the check-edges page. No page may scroll sideways on a phone. To refresh
 the screenshots in the docs:
 ENGRAM_SCREENSHOTS_DIR=docs/screenshots make test PYTEST_ARGS=tests/projects/test_pages_browser.py"""
-import os
-from pathlib import Path
-
 import pytest
 from django.utils import timezone
 from playwright.sync_api import expect, sync_playwright
 
 from apps.projects.models import Issue, Project, Session, SharpEdge
 from apps.projects.services import decision_add, edge_add, issue_add, project_create
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PASSWORD
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
-PASSWORD = "correct-horse-battery"  # tests/factories.py
 
 
 @pytest.fixture
@@ -36,27 +28,6 @@ def seeded(user):
     Project.objects.filter(pk=garden.pk).update(last_session_at=now, last_session_summary="Sketched the beds")
     edge_add(actor=user, title="Datetimes are stored in UTC", workaround="Convert at the edges, never in SQL",
              detection_patterns=[{"type": "code", "pattern": r"datetime\.now\(\)", "description": "Naive now()"}])
-
-
-def assert_no_sideways_scroll(page, name: str) -> None:
-    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-    assert overflow <= 0, f"{name} scrolls sideways by {overflow}px at {page.viewport_size['width']}px"
-
-
-@pytest.fixture
-def shoot(tmp_path):
-    """shoot(page, name): check the layout and screenshot the page at desktop and phone widths."""
-    folder = Path(os.environ.get("ENGRAM_SCREENSHOTS_DIR") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-
-    def take(page, name: str) -> None:
-        for viewport, suffix in ((DESKTOP, ""), (PHONE, "-phone")):
-            page.set_viewport_size(viewport)
-            assert_no_sideways_scroll(page, name)
-            page.screenshot(path=str(folder / f"{name}{suffix}.png"), full_page=True)
-        page.set_viewport_size(DESKTOP)
-
-    return take
 
 
 def test_create_a_project_add_an_issue_and_check_edges_in_a_browser(live_server, user, seeded, shoot):

@@ -189,7 +189,9 @@ PROFILE = Profile(
         ToolSpec(
             name="mind_add_decision",
             description="Record a new decision with full reasoning. An active decision it replaces is marked "
-                        "superseded and returned. Without project_id it needs a current session.",
+                        "superseded and returned. Without project_id it needs a current session. In a session the "
+                        "decision is checked against the sharp edges, and edges that warn (once a session) come "
+                        "back in an extra `warnings` list.",
             input_model=AddDecisionInput,
             adapter=mcp_tools.mind_add_decision,
             scope=WRITE,
@@ -197,7 +199,9 @@ PROFILE = Profile(
         ),
         ToolSpec(
             name="mind_add_issue",
-            description="Open a new issue. Without project_id it needs a current session.",
+            description="Open a new issue. Without project_id it needs a current session. In a session the issue "
+                        "(and its symptoms) is checked against the sharp edges, and edges that warn (once a "
+                        "session) come back in an extra `warnings` list.",
             input_model=AddIssueInput,
             adapter=mcp_tools.mind_add_issue,
             scope=WRITE,

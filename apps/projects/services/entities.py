@@ -23,12 +23,12 @@ from apps.memories.embeddings import embed_texts
 from apps.mcp.envelopes import iso_timestamp
 from apps.projects.models import Decision, Episode, Issue, ProjectEntity, Session, SharpEdge
 from apps.projects.patterns import clean_detection_patterns
-from apps.projects.selectors import ENTITY_ID_FIELDS, entity_get
+from apps.projects.selectors import ENTITY_ID_FIELDS, ENTITY_LABELS, ENTITY_MODELS, entity_get
 from apps.projects.services.nodes import node_create, node_delete, node_restore, node_sync
-from apps.projects.services.projects import project_get_writable
+from apps.projects.services.projects import curator_acts_as_owner, project_get_writable
 from apps.projects.validation import (
     MAX_MOOD_CHARS, clean_alternatives, clean_attempt, clean_bool, clean_choice, clean_confidence, clean_list,
-    clean_text, clean_title, clean_trigger_phrases,
+    clean_text, clean_title, clean_trigger_phrases, parse_entity_id,
 )
 
 # Superseding (see decision_add): how alike two decision titles must be, and how much their trigger
@@ -45,6 +45,12 @@ class DecisionAdded:
 
 
 # Access and shared steps
+
+def _curated(*, actor: User, kind: str, entity_id) -> User:
+    model = ENTITY_MODELS[clean_choice(kind, field="kind", choices=ENTITY_MODELS)]
+    pk = parse_entity_id(entity_id, field=ENTITY_ID_FIELDS[kind], label=ENTITY_LABELS[kind])
+    return curator_acts_as_owner(actor=actor, model=model, pk=pk)
+
 
 def _writable_entity(*, actor: User, kind: str, entity_id, include_deleted: bool = False, lock: bool = False):
     """An entity the actor may change. Unreadable -> NotFound; readable but read-only -> PermissionDenied.
@@ -290,8 +296,10 @@ def episode_create(*, actor: User, session: Session, title, narrative, mood_arc=
 # Any kind
 
 @transaction.atomic
-def entity_delete(*, actor: User, kind: str, entity_id) -> ProjectEntity:
-    """Soft delete (idempotent): the entity and its node disappear from reads, restorable together."""
+def entity_delete(*, actor: User, kind: str, entity_id, curator: bool = False) -> ProjectEntity:
+    """Soft delete (idempotent): the entity and its node disappear from reads, restorable together.
+    ``curator``: the admin's mode (projects.curator_acts_as_owner)."""
+    actor = _curated(actor=actor, kind=kind, entity_id=entity_id) if curator else actor
     entity = _writable_entity(actor=actor, kind=kind, entity_id=entity_id, include_deleted=True, lock=True)
     if entity.deleted_at is None:
         entity.deleted_at = timezone.now()
@@ -301,8 +309,9 @@ def entity_delete(*, actor: User, kind: str, entity_id) -> ProjectEntity:
 
 
 @transaction.atomic
-def entity_restore(*, actor: User, kind: str, entity_id) -> ProjectEntity:
+def entity_restore(*, actor: User, kind: str, entity_id, curator: bool = False) -> ProjectEntity:
     """Undo entity_delete (idempotent); the node comes back with the entity."""
+    actor = _curated(actor=actor, kind=kind, entity_id=entity_id) if curator else actor
     entity = _writable_entity(actor=actor, kind=kind, entity_id=entity_id, include_deleted=True, lock=True)
     if entity.deleted_at is not None:
         entity.deleted_at = None

@@ -16,7 +16,9 @@ from apps.cubes.services import cube_ensure_personal
 from apps.projects.models import Decision, Episode, Issue, Project, SharpEdge
 from apps.projects.selectors import project_get
 from apps.projects.services.nodes import node_delete, node_sync
-from apps.projects.validation import MAX_PATH_CHARS, clean_choice, clean_list, clean_name, clean_text
+from apps.projects.validation import (
+    MAX_PATH_CHARS, clean_choice, clean_list, clean_name, clean_text, parse_project_id,
+)
 
 PROJECT_ENTITY_MODELS = (Decision, Issue, SharpEdge, Episode)
 
@@ -30,6 +32,17 @@ def project_get_writable(*, actor: User, project_id, include_deleted: bool = Fal
     if lock:
         project = Project.objects.select_for_update(of=("self",)).select_related("cube", "owner").get(pk=project.pk)
     return project
+
+
+def curator_acts_as_owner(*, actor: User, model, pk) -> User:
+    """The admin's curator mode: a staff user with the model's change permission acts on any user's
+    project or entity as its owner would (so the node follows through the memory services with the
+    owner's access). Granted by the actor's own status and permission, never by the argument itself."""
+    if not (actor.is_active and actor.is_staff and actor.has_perm(f"projects.change_{model._meta.model_name}")):
+        raise PermissionDenied(f"Curating other users' {model._meta.verbose_name_plural} needs staff status and the "
+                               f"'change {model._meta.verbose_name}' permission.")
+    owner = User.objects.filter(pk=model.objects.filter(pk=pk).values("owner_id")[:1]).first()
+    return owner or actor  # a row that does not exist is "not found" for its owner and curator alike
 
 
 def _name_taken(*, owner: User, name: str, excluding=None) -> bool:
@@ -108,10 +121,12 @@ def _live_entities(project: Project) -> list:
 
 
 @transaction.atomic
-def project_delete(*, actor: User, project_id) -> Project:
+def project_delete(*, actor: User, project_id, curator: bool = False) -> Project:
     """Soft delete: the project and its entities disappear from every read, and the entities' nodes
     leave the memory graph. The entities themselves keep their own state, so restoring the project
-    brings back exactly the entities that were live."""
+    brings back exactly the entities that were live. ``curator``: see curator_acts_as_owner."""
+    if curator:
+        actor = curator_acts_as_owner(actor=actor, model=Project, pk=parse_project_id(project_id))
     project = project_get_writable(actor=actor, project_id=project_id, lock=True)
     for entity in _live_entities(project):
         node_delete(actor=actor, entity=entity)
@@ -121,7 +136,9 @@ def project_delete(*, actor: User, project_id) -> Project:
 
 
 @transaction.atomic
-def project_restore(*, actor: User, project_id) -> Project:
+def project_restore(*, actor: User, project_id, curator: bool = False) -> Project:
+    if curator:
+        actor = curator_acts_as_owner(actor=actor, model=Project, pk=parse_project_id(project_id))
     project = project_get_writable(actor=actor, project_id=project_id, include_deleted=True, lock=True)
     if project.deleted_at is None:
         return project
