@@ -19,10 +19,17 @@ def memories_readable(*, actor: User, include_deleted: bool = False) -> QuerySet
 
 
 def memory_scope_cube_ids(*, actor: User, filters: MemoryFilters) -> list[str]:
-    """The cubes a retrieval reads: the readable ones, or the one the filters name if it is readable."""
+    """The cubes a retrieval reads: the readable ones, or the one the filters name if it is readable, or
+    the several they name (``cube_ids``), each of which must be readable: one that is not is "not found"."""
     readable = cube_ids_readable(actor=actor)
     if filters.cube_id:
         readable = readable.filter(id=filters.cube_id)
+    if filters.cube_ids:
+        found = set(readable.filter(id__in=filters.cube_ids).values_list("id", flat=True))
+        missing = [cube_id for cube_id in filters.cube_ids if cube_id not in found]
+        if missing:
+            raise NotFound(f"Cube '{missing[0]}' not found.", extra={"field": "cube_ids"})
+        return [cube_id for cube_id in filters.cube_ids if cube_id in found]
     return list(readable.values_list("id", flat=True))
 
 

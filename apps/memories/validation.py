@@ -4,6 +4,7 @@ Messages follow the ThoughtMCP seed where it has one ("Content cannot be empty",
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -12,6 +13,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from apps.core.exceptions import InvalidInput
+from apps.cubes.models import CUBE_ID_PATTERN
 from apps.memories.models import SECTORS
 
 MAX_LIMIT = 100
@@ -134,6 +136,19 @@ def clean_offset(value) -> int:
     return int(value)
 
 
+def clean_cube_ids(value, *, field_name: str = "cube_ids") -> tuple[str, ...]:
+    """A list of cube ids (duplicates dropped, order kept); each must look like a cube id."""
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise InvalidInput(f"{field_name} must be a list of cube ids.", field=field_name)
+    for index, cube_id in enumerate(value):
+        if not isinstance(cube_id, str) or not re.fullmatch(CUBE_ID_PATTERN, cube_id) or len(cube_id) > 100:
+            raise InvalidInput(f"{field_name}[{index}] is not a cube id: use 1-100 letters, digits, '_' or '-'.",
+                               field=f"{field_name}[{index}]")
+    return tuple(dict.fromkeys(value))
+
+
 @dataclass
 class MemoryFilters:
     """Every filter of retrieve and search, already validated."""
@@ -148,6 +163,8 @@ class MemoryFilters:
     tags: list[str] = field(default_factory=list)
     category: str | None = None
     cube_id: str | None = None
+    # Several cubes at once (MemGOS's cube_ids); each must be readable, else "not found".
+    cube_ids: tuple[str, ...] = ()
     session_id: str | None = None
     include_deleted: bool = False
 
@@ -160,8 +177,8 @@ class MemoryFilters:
 
     @classmethod
     def build(cls, *, sectors=None, primary_sector=None, min_strength=None, min_salience=None, date_start=None,
-              date_end=None, keywords=None, tags=None, category=None, cube_id=None, session_id=None,
-              include_deleted=False) -> "MemoryFilters":
+              date_end=None, keywords=None, tags=None, category=None, cube_id=None, cube_ids=None,
+              session_id=None, include_deleted=False) -> "MemoryFilters":
         start = clean_datetime(date_start, field_name="dateRange.start")
         end = clean_datetime(date_end, field_name="dateRange.end")
         if start and end and start > end:
@@ -177,6 +194,7 @@ class MemoryFilters:
             tags=clean_labels(tags, field_name="metadata.tags"),
             category=clean_text(category, field_name="metadata.category", max_chars=MAX_LABEL_CHARS) or None,
             cube_id=cube_id or None,
+            cube_ids=clean_cube_ids(cube_ids),
             session_id=session_id or None,
             include_deleted=bool(include_deleted),
         )

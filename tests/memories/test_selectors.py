@@ -1,8 +1,11 @@
 import numpy as np
 import pytest
 
-from apps.memories.selectors import memory_counts, memory_list, memory_neighbours
+from apps.core.exceptions import InvalidInput, NotFound
+from apps.cubes.models import Cube
+from apps.memories.selectors import memory_counts, memory_list, memory_neighbours, memory_scope_cube_ids
 from apps.memories.services import memory_delete
+from apps.memories.validation import MemoryFilters
 
 
 def test_neighbours_are_nearest_in_meaning_and_readable_only(user, other_user, store):
@@ -79,3 +82,17 @@ def test_links_are_found_when_other_users_crowd_the_index(user, crowded):
     first, second = crowded
     vectors = {e.sector: list(e.embedding) for e in MemoryEmbedding.objects.filter(memory=second)}
     assert [candidate.target_id for candidate in choose_links(second, vectors)] == [str(first.pk)]
+
+
+def test_scope_over_several_named_cubes_must_all_be_readable(user, other_user, store):
+    mine = store(user, "In my personal cube").cube_id
+    Cube.objects.create(id="garden", name="Garden", owner=user)
+    theirs = store(other_user, "In bob's cube").cube_id
+    assert memory_scope_cube_ids(actor=user, filters=MemoryFilters.build(cube_ids=["garden", mine, "garden"])) == [
+        "garden", mine]
+    with pytest.raises(NotFound) as refused:
+        memory_scope_cube_ids(actor=user, filters=MemoryFilters.build(cube_ids=[mine, theirs]))
+    assert refused.value.extra["field"] == "cube_ids" and theirs in refused.value.message
+    with pytest.raises(InvalidInput) as bad:
+        MemoryFilters.build(cube_ids=["ok", "not a cube/id"])
+    assert bad.value.field == "cube_ids[1]"
