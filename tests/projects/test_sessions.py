@@ -10,7 +10,8 @@ from apps.projects.models import Episode, Project, Session
 from apps.projects.services import decision_add, edge_add, issue_add, issue_update, project_create, project_update
 from apps.projects.services.check import edges_check
 from apps.projects.services.sessions import (
-    Situation, condition_holds, issue_points, names_issue, session_current, session_end, session_start,
+    Situation, condition_holds, issue_points, names_issue, project_primer, session_current, session_end,
+    session_start,
 )
 
 
@@ -188,6 +189,20 @@ def test_relevant_edges_count_as_warned(user, project):
     assert result.relevant_edges == [edge]
     assert "- MCP stdio buffering: Flush stdout" in result.primer
     assert edges_check(actor=user, intent="an mcp tool", session=result.session) == []
+
+
+def test_project_primer_previews_the_next_start_without_starting(user, other_user, project):
+    """The dashboard's primer: what session_start would say, with no session made and nothing warned."""
+    edge = edge_add(actor=user, project_id=project.pk, title="MCP stdio buffering", workaround="Flush stdout",
+                    detection_patterns=[{"type": "intent", "pattern": "mcp"}])
+    issue_add(actor=user, project_id=project.pk, title="VibeMemo source access", severity="blocking")
+    preview = project_primer(actor=user, project_id=project.pk)
+    assert Session.objects.count() == 0
+    assert preview.relevant_edges == [edge] and [i.title for i in preview.open_issues] == ["VibeMemo source access"]
+    started_primer = session_start(actor=user, project_id=project.pk).primer
+    assert preview.primer == started_primer
+    with pytest.raises(NotFound):
+        project_primer(actor=other_user, project_id=project.pk)
 
 
 def test_start_reads_a_fixed_number_of_queries(user, project, django_assert_max_num_queries):
