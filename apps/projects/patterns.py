@@ -29,7 +29,7 @@ import regex
 
 from apps.core.exceptions import InvalidInput
 from apps.memories.text import STOPWORDS as MEMORY_STOPWORDS
-from apps.projects.validation import MAX_ITEM_CHARS, clean_text
+from apps.projects.validation import MAX_ITEM_CHARS, clean_object_list, clean_text
 
 logger = logging.getLogger(__name__)
 
@@ -50,18 +50,12 @@ _WORD = re.compile(r"\w+")
 def clean_detection_patterns(value, field: str = "detection_patterns") -> list[dict]:
     """The validated, normalised list of detection patterns, or InvalidInput naming the item at fault
     (``detection_patterns[2].pattern``) and how to fix it. ``None`` means no patterns."""
-    if value is None:
-        return []
-    if not isinstance(value, (list, tuple)):
-        raise InvalidInput(f"{field} must be a list of {{type, pattern, description}} objects.", field=field)
-    if len(value) > MAX_PATTERNS:
-        raise InvalidInput(f"{field} has {len(value)} patterns; at most {MAX_PATTERNS}.", field=field)
-    return [_clean_pattern(item, f"{field}[{index}]") for index, item in enumerate(value)]
+    items = clean_object_list(value, field=field, example='{"type": "code", "pattern": "...", "description": "..."}',
+                              max_items=MAX_PATTERNS)
+    return [_clean_pattern(item, f"{field}[{index}]") for index, item in enumerate(items)]
 
 
-def _clean_pattern(item, where: str) -> dict:
-    if not isinstance(item, dict):
-        raise InvalidInput(f"{where} must be an object with type, pattern and description.", field=where)
+def _clean_pattern(item: dict, where: str) -> dict:
     unknown = sorted(set(item) - ALLOWED_KEYS)
     if unknown:
         raise InvalidInput(

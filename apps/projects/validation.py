@@ -98,13 +98,14 @@ def clean_bool(value, *, field: str) -> bool:
     return value
 
 
-def _object_list(value, *, field: str, example: str) -> list:
+def clean_object_list(value, *, field: str, example: str, max_items: int = MAX_ITEMS) -> list:
+    """A list of JSON objects (each then cleaned by the caller); None means an empty list."""
     if value is None:
         return []
     if not isinstance(value, (list, tuple)):
         raise InvalidInput(f"{field} must be a list of objects like {example}.", field=field)
-    if len(value) > MAX_ITEMS:
-        raise InvalidInput(f"{field} has {len(value)} items; at most {MAX_ITEMS} are allowed.", field=field)
+    if len(value) > max_items:
+        raise InvalidInput(f"{field} has {len(value)} items; at most {max_items} are allowed.", field=field)
     for index, item in enumerate(value):
         if not isinstance(item, dict):
             raise InvalidInput(f"{field}[{index}] must be an object like {example}.", field=f"{field}[{index}]")
@@ -120,7 +121,7 @@ def _known_keys(item: dict, *, field: str, keys: Iterable[str]) -> None:
 
 def clean_alternatives(value, *, field: str = "alternatives") -> list[dict]:
     """[{option, rejected_because?}] -> [{"option": str, "rejected_because": str}]."""
-    items = _object_list(value, field=field, example='{"option": "...", "rejected_because": "..."}')
+    items = clean_object_list(value, field=field, example='{"option": "...", "rejected_because": "..."}')
     cleaned = []
     for index, item in enumerate(items):
         at = f"{field}[{index}]"
