@@ -169,6 +169,18 @@ class IssueUpdateForm(ChangesMixin, forms.Form):
     edit_fields = ("title", "description", "severity", "status", "current_theory", "blocked_by", "resolution")
 
 
+class EpisodeForm(ChangesMixin, forms.Form):
+    """Episodes are written when a session ends; people correct and enrich them here."""
+
+    title = ServiceCheckedTextField()
+    narrative = _text(6)
+    mood_arc = LinesField(label="Mood arc", help_text="How the mood went, one a line, in order.")
+    lessons = LinesField(help_text="One a line.")
+    breakthroughs = LinesField(help_text="One a line.")
+    frustrations = LinesField(help_text="One a line.")
+    edit_fields = ("title", "narrative", "mood_arc", "lessons", "breakthroughs", "frustrations")
+
+
 class AttemptForm(forms.Form):
     what = _text(2, label="What was tried")
     result = _text(2, label="Result")

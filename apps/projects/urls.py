@@ -19,6 +19,7 @@ urlpatterns = [
     path("issues/<uuid:entity_id>/", views.issue_detail, name="issue-detail"),
     path("issues/<uuid:entity_id>/attempts/", views.issue_attempt, name="issue-attempt"),
     path("edges/<uuid:entity_id>/edit/", views.edge_edit, name="edge-edit"),
+    path("episodes/<uuid:entity_id>/edit/", views.episode_edit, name="episode-edit"),
 ]
 for segment in views.ENTITY_KINDS:
     urlpatterns += [

@@ -22,17 +22,17 @@ from django.views.decorators.http import require_http_methods, require_POST
 from apps.core.exceptions import DomainError, NotFound
 from apps.dashboard.views import not_found_is_404
 from apps.projects.forms import (
-    AttemptForm, CheckEdgesForm, DecisionForm, EdgeForm, ExportForm, IssueForm, IssueUpdateForm, ProjectCreateForm,
-    ProjectEditForm, ProjectFilterForm, pattern_rows, patterns_from_rows, show_service_error,
+    AttemptForm, CheckEdgesForm, DecisionForm, EdgeForm, EpisodeForm, ExportForm, IssueForm, IssueUpdateForm,
+    ProjectCreateForm, ProjectEditForm, ProjectFilterForm, pattern_rows, patterns_from_rows, show_service_error,
 )
 from apps.projects.models import Issue
 from apps.projects.selectors import (
-    decision_get, decision_list, edge_get, edge_list, entity_get, episode_list, issue_get, issue_list, project_get,
-    project_list, session_list,
+    decision_get, decision_list, edge_get, edge_list, entity_get, episode_get, episode_list, issue_get, issue_list,
+    project_get, project_list, session_list,
 )
 from apps.projects.services import (
-    decision_add, decision_update, edge_add, edge_update, entity_delete, entity_restore, issue_add, issue_update,
-    project_create, project_delete, project_primer, project_restore, project_update,
+    decision_add, decision_update, edge_add, edge_update, entity_delete, entity_restore, episode_update, issue_add,
+    issue_update, project_create, project_delete, project_primer, project_restore, project_update,
 )
 from apps.projects.services.check import edges_check
 from apps.projects.services.export import export_list, export_path, project_export
@@ -229,6 +229,23 @@ def decision_edit(request, entity_id):
     return _entity_form_page(request, form=form, save=save, template_context={
         "project": decision.project, "title": "Edit decision", "submit": "Save", "entity": decision,
         "kind": "decisions"})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@not_found_is_404
+def episode_edit(request, entity_id):
+    episode = episode_get(actor=request.user, episode_id=entity_id)
+    form = EpisodeForm.for_instance(episode, data=request.POST or None)
+
+    def save():
+        episode_update(actor=request.user, episode_id=episode.pk, **form.changes())
+        messages.success(request, "Episode saved.")
+        return _project_page(episode.project_id)
+
+    return _entity_form_page(request, form=form, save=save, template_context={
+        "project": episode.project, "title": "Edit episode", "submit": "Save", "entity": episode,
+        "kind": "episodes"})
 
 
 @login_required

@@ -5,7 +5,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from apps.projects.models import Decision, Issue, Project, Session, SharpEdge
+from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.projects.services import (
     decision_add, edge_add, entity_delete, episode_create, issue_add, project_create, project_delete,
 )
@@ -286,14 +286,18 @@ def test_check_and_context_are_reads_for_a_read_token(user, api_client_for, proj
 
 # --- Episodes ------------------------------------------------------------------------------------
 
-def test_episodes_list_get_delete_restore(api, user, project):
+def test_episodes_list_get_update_delete_restore(api, user, project):
     episode = make_episode(user, project)
     other = make_episode(user, project_create(actor=user, name="other"), title="Another story")
     assert ids(api.get("/api/v1/episodes/", {"project": str(project.pk)})) == [str(episode.pk)]
     url = f"/api/v1/episodes/{episode.pk}/"
     body = api.get(url).json()
     assert set(body) == EPISODE_FIELDS and body["lessons"] == ["Small steps"]
-    assert_error(api.patch(url, {"title": "rewritten"}, format="json"), 405)
+    edited = api.patch(url, {"title": "The storage day, retold", "lessons": ["Small steps", "Measure"]}, format="json")
+    assert edited.status_code == 200 and edited.json()["lessons"] == ["Small steps", "Measure"]
+    assert "The storage day, retold" in Episode.objects.get(pk=episode.pk).node.content
+    assert_error(api.patch(url, {}, format="json"), 400)
+    assert_error(api.patch(url, {"mood": "sad"}, format="json"), 400)
     assert_error(api.post("/api/v1/episodes/", {"title": "new"}, format="json"), 405)
     assert api.delete(url).status_code == 204
     assert ids(api.get("/api/v1/episodes/")) == [str(other.pk)]
@@ -577,7 +581,7 @@ MIND_OPERATIONS = {
     "/api/v1/sharp-edges/{edge_id}/": {"get", "patch", "delete"},
     "/api/v1/sharp-edges/{edge_id}/restore/": {"post"},
     "/api/v1/episodes/": {"get"},
-    "/api/v1/episodes/{episode_id}/": {"get", "delete"},
+    "/api/v1/episodes/{episode_id}/": {"get", "patch", "delete"},
     "/api/v1/episodes/{episode_id}/restore/": {"post"},
     "/api/v1/exports/": {"get", "post"},
     "/api/v1/exports/{name}/": {"get"},

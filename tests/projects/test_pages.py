@@ -222,6 +222,25 @@ def test_edit_decision_and_mark_it_revoked(alice, filled):
     assert decision.status == "revoked" and decision.reasoning == "We need many concurrent writers"
 
 
+def test_edit_episode(alice, bob, filled):
+    episode = filled["episode"]
+    page = alice.get(url("episode-edit", episode.pk))
+    assert page.status_code == 200 and "We argued, then chose." in page.content.decode()
+    assert bob.get(url("episode-edit", episode.pk)).status_code == 404
+    response = alice.post(url("episode-edit", episode.pk), {
+        "title": "The storage day", "narrative": "We argued, then chose Postgres.", "mood_arc": "tense\nrelieved",
+        "lessons": "Measure first", "breakthroughs": "", "frustrations": "",
+    })
+    assert response.status_code == 302
+    episode.refresh_from_db()
+    assert episode.narrative == "We argued, then chose Postgres." and episode.mood_arc == ["tense", "relieved"]
+    assert "chose Postgres" in episode.node.content
+    blank = alice.post(url("episode-edit", episode.pk), {"title": "", "narrative": "x"})
+    assert blank.status_code == 200 and 'id="id_title_error"' in blank.content.decode()
+    episode.refresh_from_db()
+    assert episode.title == "The storage day" and episode.narrative == "We argued, then chose Postgres."
+
+
 def test_delete_asks_first_and_restore_brings_it_back(alice, filled, project):
     decision = filled["new"]
     confirm = alice.get(url("decision-delete", decision.pk), {"project": project.pk})

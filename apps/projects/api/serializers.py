@@ -17,7 +17,7 @@ from apps.projects.patterns import MAX_DESCRIPTION_CHARS, MAX_GLOB_CHARS, MAX_PA
 from apps.projects.services.check import MAX_CODE_CHARS
 from apps.projects.services.context import MAX_LIMIT as MAX_CONTEXT_LIMIT
 from apps.projects.validation import (
-    MAX_ITEM_CHARS, MAX_ITEMS, MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_PHRASE_CHARS, MAX_TEXT_CHARS, MAX_TITLE_CHARS,
+    MAX_ITEM_CHARS, MAX_ITEMS, MAX_MOOD_CHARS, MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_PHRASE_CHARS, MAX_TEXT_CHARS, MAX_TITLE_CHARS,
 )
 
 MAX_ID_CHARS = 100
@@ -343,6 +343,15 @@ class EdgeCreateSerializer(EdgeFieldsSerializer):
 
 class EdgeUpdateSerializer(AtLeastOneFieldMixin, EdgeFieldsSerializer):
     title = title_field(required=False)
+
+
+class EpisodeUpdateSerializer(AtLeastOneFieldMixin, StrictSerializer):
+    title = title_field(required=False)
+    narrative = text_field(MAX_TEXT_CHARS)
+    mood_arc = text_list_field("How the mood went, in order.", item_chars=MAX_MOOD_CHARS)
+    lessons = text_list_field("What the session taught.")
+    breakthroughs = text_list_field("What suddenly worked.")
+    frustrations = text_list_field("What kept failing.")
 
 
 class CheckContextSerializer(StrictSerializer):

@@ -24,8 +24,9 @@ from apps.projects.api.serializers import (
     AttemptSerializer, ContextQuerySerializer, ContextResultSerializer, DecisionAddedSerializer,
     DecisionCreateSerializer, DecisionListQuerySerializer, DecisionSerializer, DecisionUpdateSerializer,
     EdgeCheckResultSerializer, EdgeCheckSerializer, EdgeCreateSerializer, EdgeUpdateSerializer,
-    EntityListQuerySerializer, EpisodeSerializer, ExportCreatedSerializer, ExportCreateSerializer,
-    ExportFileSerializer, IssueCreateSerializer, IssueListQuerySerializer, IssueSerializer, IssueUpdateSerializer,
+    EntityListQuerySerializer, EpisodeSerializer, EpisodeUpdateSerializer, ExportCreatedSerializer,
+    ExportCreateSerializer, ExportFileSerializer, IssueCreateSerializer, IssueListQuerySerializer, IssueSerializer,
+    IssueUpdateSerializer,
     ProjectCreateSerializer, ProjectListItemSerializer, ProjectListQuerySerializer, ProjectSerializer,
     ProjectUpdateSerializer, SessionSerializer, SharpEdgeSerializer,
 )
@@ -35,7 +36,7 @@ from apps.projects.selectors import (
 )
 from apps.projects.services import (
     context_get, decision_add, decision_update, edge_add, edge_update, edges_check, entity_delete, entity_restore,
-    export_list, export_path, issue_add, issue_update, project_create, project_delete, project_export,
+    episode_update, export_list, export_path, issue_add, issue_update, project_create, project_delete, project_export,
     project_restore, project_update,
 )
 
@@ -209,7 +210,8 @@ DECISIONS = EntityEndpoint("decision", "decision_id", DecisionSerializer, decisi
                            DecisionUpdateSerializer)
 ISSUES = EntityEndpoint("issue", "issue_id", IssueSerializer, issue_get, issue_update, IssueUpdateSerializer)
 EDGES = EntityEndpoint("sharp_edge", "edge_id", SharpEdgeSerializer, edge_get, edge_update, EdgeUpdateSerializer)
-EPISODES = EntityEndpoint("episode", "episode_id", EpisodeSerializer, episode_get)
+EPISODES = EntityEndpoint("episode", "episode_id", EpisodeSerializer, episode_get, episode_update,
+                          EpisodeUpdateSerializer)
 
 
 class EntityDetailView(generics.GenericAPIView):
@@ -310,8 +312,10 @@ class EdgeRestoreView(EntityRestoreView):
     endpoint = EDGES
 
 
-@entity_schema(EPISODES, tag="episodes", label="an episode")
-class EpisodeDetailView(EntityDetailView):
+@entity_schema(EPISODES, tag="episodes", label="an episode",
+               update="Only the fields given change; a new text re-embeds the episode's node. Episodes are "
+                      "written when a significant session ends; people curate them here.")
+class EpisodeDetailView(EntityUpdateMixin, EntityDetailView):
     endpoint = EPISODES
 
 

@@ -7,7 +7,7 @@ from apps.projects.services.check import EdgeWarning, edges_check  # noqa: F401
 from apps.projects.services.context import ContextResult, context_get  # noqa: F401
 from apps.projects.services.entities import (  # noqa: F401
     DecisionAdded, decision_add, decision_update, edge_add, edge_update, entity_delete, entity_restore,
-    episode_create, issue_add, issue_update,
+    episode_create, episode_update, issue_add, issue_update,
 )
 from apps.projects.services.export import (  # noqa: F401
     ExportFile, ExportResult, export_list, export_path, project_export,

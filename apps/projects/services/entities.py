@@ -293,6 +293,21 @@ def episode_create(*, actor: User, session: Session, title, narrative, mood_arc=
     return _create(actor=actor, entity=episode)
 
 
+EPISODE_CLEANERS = {
+    "title": clean_title, "narrative": _text("narrative"),
+    "mood_arc": lambda value: clean_list(value, field="mood_arc", max_item_chars=MAX_MOOD_CHARS),
+    "lessons": _items("lessons"), "breakthroughs": _items("breakthroughs"), "frustrations": _items("frustrations"),
+}
+
+
+@transaction.atomic
+def episode_update(*, actor: User, episode_id, **fields) -> Episode:
+    """Edit the story a session left (a person curating it: the title, narrative, lessons, ...)."""
+    episode = _apply(_writable_entity(actor=actor, kind="episode", entity_id=episode_id, lock=True), fields,
+                     EPISODE_CLEANERS)
+    return _save_and_sync(actor=actor, entity=episode)
+
+
 # Any kind
 
 @transaction.atomic
