@@ -16,15 +16,24 @@ class Cube(TimeStampedModel):
     description = models.TextField(blank=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="owned_cubes")
     is_personal = models.BooleanField(default=False, help_text="The owner's default cube.")
+    # MemGOS's cube_path, kept as information only: Engram never opens, creates or lists it.
+    path = models.CharField(max_length=1000, blank=True, help_text="Informational only; never touched on disk.")
+    # Unregistered (soft-deleted): invisible to everyone; only the owner can restore or hard-delete it.
+    deleted_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(fields=["owner"], condition=models.Q(is_personal=True), name="one_personal_cube_per_user"),
+            models.UniqueConstraint(fields=["owner"], condition=models.Q(is_personal=True),
+                                    name="one_personal_cube_per_user"),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_unregistered(self) -> bool:
+        return self.deleted_at is not None
 
 
 class CubeMembership(TimeStampedModel):

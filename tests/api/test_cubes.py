@@ -5,7 +5,7 @@ from tests.api.envelope import assert_error
 
 pytestmark = pytest.mark.django_db
 
-CUBE_FIELDS = {"id", "name", "description", "owner", "is_personal", "role", "memory_count", "created_at", "updated_at"}
+CUBE_FIELDS = {"id", "name", "description", "path", "owner", "is_personal", "role", "memory_count", "created_at", "updated_at"}
 
 
 def test_list_shows_each_readable_cube_with_role_and_live_memory_count(api, other_api, user, store, shared_cube):
@@ -30,7 +30,7 @@ def test_list_shows_each_readable_cube_with_role_and_live_memory_count(api, othe
 def test_get_a_cube(api, shared_cube):
     response = api.get("/api/v1/cubes/team-notes/")
     assert response.status_code == 200
-    assert set(response.json()) == CUBE_FIELDS
+    assert set(response.json()) == CUBE_FIELDS | {"statistics"}
     assert response.json()["name"] == "Team notes"
 
 
