@@ -6,5 +6,6 @@ urlpatterns = [
     path("", include("apps.cubes.api.urls")),
     path("", include("apps.memories.api.urls")),
     path("", include("apps.projects.api.urls")),
+    path("", include("apps.chat.api.urls")),
     path("", include("apps.graph.api.urls")),
 ]

@@ -26,3 +26,19 @@ def pgvector_available(app_configs, databases=None, **kwargs) -> list[Error]:
     if not available:
         return [Error(NO_PGVECTOR, id="core.E001")]
     return []
+
+
+@register()
+def rate_limits_configured(app_configs, **kwargs) -> list[Error]:
+    # A limit below 1 would otherwise surface on the first API call; say so when the server starts.
+    from django.core.exceptions import ImproperlyConfigured
+
+    from apps.core.ratelimit import rate_limit_windows
+
+    if not settings.ENGRAM_RATE_LIMIT_ENABLED:
+        return []
+    try:
+        rate_limit_windows()
+    except ImproperlyConfigured as exc:
+        return [Error(str(exc), id="core.E003")]
+    return []

@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "apps.cubes",
     "apps.memories",
     "apps.projects",
+    "apps.chat",
     "apps.mcp",
     "apps.graph",
     "apps.dashboard",
@@ -181,6 +182,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "apps.core.api.errors.exception_handler",
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_THROTTLE_CLASSES": ["apps.core.api.throttling.UserRateLimitThrottle"],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Engram API",
@@ -199,12 +201,30 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# --- Rate limits ---------------------------------------------------------------------------------
+# Per user, REST and MCP together: a call is allowed while both windows have room (apps/core/ratelimit.py).
+# Counters are in Redis with REDIS_URL, else in the database, so every process shares them.
+ENGRAM_RATE_LIMIT_ENABLED = env_bool("ENGRAM_RATE_LIMIT_ENABLED", True)
+ENGRAM_RATE_LIMIT_PER_MINUTE = env_int("ENGRAM_RATE_LIMIT_PER_MINUTE", 100)
+ENGRAM_RATE_LIMIT_BURST = env_int("ENGRAM_RATE_LIMIT_BURST", 20)
+ENGRAM_RATE_LIMIT_BURST_SECONDS = env_int("ENGRAM_RATE_LIMIT_BURST_SECONDS", 10)
+# Redis key prefix: distinct per deployment when several share one Redis database.
+ENGRAM_RATE_LIMIT_REDIS_PREFIX = env_str("ENGRAM_RATE_LIMIT_REDIS_PREFIX", "engram:ratelimit")
+
 # --- MCP ---------------------------------------------------------------------------------------
 ENGRAM_MCP_STATELESS = True
 
 # --- Mind (apps/projects) ------------------------------------------------------------------------
 # mind_export and the dashboard write exports here, one folder per user (named by user id).
 ENGRAM_EXPORT_DIR = Path(env_str("ENGRAM_EXPORT_DIR", str(VAR_DIR / "exports")))
+
+# --- Chat / LLM (apps/chat) ---------------------------------------------------------------------
+# Any OpenAI-compatible chat completions endpoint, e.g. http://localhost:11434/v1 for Ollama. Unset: chat
+# answers with the MCP client's own model (sampling) when it offers one, else extractively from memories.
+ENGRAM_LLM_BASE_URL = env_str("ENGRAM_LLM_BASE_URL")
+ENGRAM_LLM_MODEL = env_str("ENGRAM_LLM_MODEL", "llama3.2")
+ENGRAM_LLM_API_KEY = env_str("ENGRAM_LLM_API_KEY")
+ENGRAM_LLM_TIMEOUT_SECONDS = env_int("ENGRAM_LLM_TIMEOUT_SECONDS", 60)
 
 LOGGING = {
     "version": 1,

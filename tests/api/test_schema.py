@@ -6,6 +6,7 @@ import yaml
 from django.contrib.staticfiles import finders
 from django.core.management import call_command
 
+from tests.chat.test_api import CHAT_OPERATIONS
 from tests.projects.test_api import MIND_OPERATIONS
 
 pytestmark = pytest.mark.django_db
@@ -19,13 +20,18 @@ OPERATIONS = {
     "/api/v1/memories/search/": {"post"},
     "/api/v1/tokens/": {"get", "post"},
     "/api/v1/tokens/{token_id}/": {"delete"},
-    "/api/v1/cubes/": {"get"},
-    "/api/v1/cubes/{cube_id}/": {"get"},
+    "/api/v1/cubes/": {"get", "post"},
+    "/api/v1/cubes/{cube_id}/": {"get", "patch", "delete"},
+    "/api/v1/cubes/{cube_id}/restore/": {"post"},
+    "/api/v1/cubes/{cube_id}/members/": {"get", "post"},
+    "/api/v1/cubes/{cube_id}/members/{user}/": {"delete"},
+    "/api/v1/access/check/": {"post"},
     "/api/v1/graph/snapshot/": {"get"},
     "/api/v1/graph/memories/{memory_id}/boost/": {"post"},
     "/api/v1/graph/links/": {"post"},
     "/api/v1/graph/links/{source}/{target}/": {"delete"},
     **MIND_OPERATIONS,
+    **CHAT_OPERATIONS,
 }
 
 

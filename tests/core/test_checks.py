@@ -1,7 +1,8 @@
-"""An external PostgreSQL without pgvector is refused at startup, with a message that names the fix."""
+"""Startup checks: an external PostgreSQL without pgvector, and rate limits below 1, are refused with a
+message that names the fix."""
 import pytest
 
-from apps.core.checks import NO_PGVECTOR, pgvector_available
+from apps.core.checks import NO_PGVECTOR, pgvector_available, rate_limits_configured
 
 # The machine's own PostgreSQL 15: reachable over TCP with trust auth, and without pgvector.
 SYSTEM_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres"
@@ -51,3 +52,13 @@ def test_check_needs_the_database_to_be_asked_for(settings):
     settings.EMBEDDED_DATABASE = False
 
     assert pgvector_available(None, databases=None) == []
+
+
+def test_rate_limits_below_one_are_refused_at_startup(settings):
+    settings.ENGRAM_RATE_LIMIT_ENABLED = True
+    assert rate_limits_configured(None) == []
+    settings.ENGRAM_RATE_LIMIT_BURST = 0
+    [error] = rate_limits_configured(None)
+    assert error.id == "core.E003" and "ENGRAM_RATE_LIMIT_BURST=0 must be at least 1" in error.msg
+    settings.ENGRAM_RATE_LIMIT_ENABLED = False
+    assert rate_limits_configured(None) == []

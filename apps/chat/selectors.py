@@ -1,0 +1,78 @@
+"""Reads of chat: a user's sessions and their messages.
+
+A chat session belongs to the user who started it and nobody else reads it (not members of the cubes its
+answers drew on, not staff through the API): another user's session, an unknown id and a malformed one are
+all the same "not found".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Count, QuerySet
+
+from apps.accounts.models import User
+from apps.chat.models import ChatMessage, ChatSession
+from apps.core.exceptions import InvalidInput, NotFound
+
+DEFAULT_HISTORY_LIMIT = 50
+MAX_HISTORY_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class ChatHistory:
+    session: ChatSession | None  # None: the actor has no session yet
+    total: int  # messages in the session
+    messages: list[ChatMessage]  # the page asked for, oldest first
+
+
+def chat_sessions_of(*, actor: User) -> QuerySet[ChatSession]:
+    return ChatSession.objects.filter(owner=actor)
+
+
+def chat_session_get(*, actor: User, session_id, field: str = "session_id") -> ChatSession:
+    session = chat_sessions_of(actor=actor).filter(pk=session_id).first() if isinstance(session_id, str) else None
+    if session is None:
+        raise NotFound(f"Chat session {session_id!r} not found.", code="session_not_found", extra={"field": field})
+    return session
+
+
+def chat_session_list(*, actor: User) -> QuerySet[ChatSession]:
+    """The actor's sessions, latest activity first, each with ``message_count``."""
+    return chat_sessions_of(actor=actor).annotate(message_count=Count("messages")).order_by("-last_activity", "-pk")
+
+
+def chat_session_latest(*, actor: User, client_key: str | None = None) -> ChatSession | None:
+    """The actor's most recently active session (of that MCP client, when ``client_key`` is given)."""
+    sessions = chat_sessions_of(actor=actor)
+    if client_key is not None:
+        sessions = sessions.filter(client_key=client_key)
+    return sessions.order_by("-last_activity", "-pk").first()
+
+
+def chat_messages(*, session: ChatSession) -> QuerySet[ChatMessage]:
+    return ChatMessage.objects.filter(session=session).order_by("created_at", "id")
+
+
+def chat_history(*, actor: User, session_id=None, limit=DEFAULT_HISTORY_LIMIT, offset=0) -> ChatHistory:
+    """A page of a session's messages, oldest first; without ``session_id``, of the actor's latest session.
+    Three queries whatever the page: the session, the count, the page."""
+    limit = clean_whole_number(limit, field="limit", low=1, high=MAX_HISTORY_LIMIT)
+    offset = clean_whole_number(offset, field="offset", low=0)
+    if session_id is None:
+        session = chat_session_latest(actor=actor)
+        if session is None:
+            return ChatHistory(session=None, total=0, messages=[])
+    else:
+        session = chat_session_get(actor=actor, session_id=session_id)
+    messages = chat_messages(session=session)
+    return ChatHistory(session=session, total=messages.count(), messages=list(messages[offset:offset + limit]))
+
+
+def clean_whole_number(value, *, field: str, low: int, high: int | None = None) -> int:
+    """A whole number within bounds (a JSON 3.0 is 3; true, "3" and 3.5 are refused), or InvalidInput."""
+    bounds = f"from {low} to {high}" if high is not None else f"{low} or more"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+        raise InvalidInput(f"{field} must be a whole number {bounds}.", field=field)
+    if value < low or (high is not None and value > high):
+        raise InvalidInput(f"{field} must be {bounds}, got {value}.", field=field)
+    return int(value)

@@ -1,0 +1,102 @@
+"""Fixtures of the chat tests: memories in alice's cube, and a small OpenAI-compatible model server.
+
+The server stands in for a remote model (Ollama, vLLM, OpenAI): it is a real HTTP server on the loopback
+interface, in a thread of the test process, that records each request and answers a chat completion. It is
+not part of Engram; Engram reaches it over HTTP exactly as it would a real endpoint.
+"""
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from apps.cubes.services import cube_register
+
+FAKE_MODEL = "fake-llm-1"
+FAKE_ANSWER = "Alice's cat is named Miso [1]."
+
+
+@dataclass
+class FakeModelServer:
+    """What the fake model received, and how it answers: after ``delay`` seconds, with ``status`` and ``body``
+    (None: a completion of FAKE_ANSWER with usage)."""
+
+    base_url: str
+    requests: list[dict] = field(default_factory=list)
+    headers: list[dict] = field(default_factory=list)
+    status: int = 200
+    body: dict | None = None
+    delay: float = 0.0
+
+
+def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 (http.server's naming)
+            if self.path != "/v1/chat/completions":
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            server.requests.append(request)
+            server.headers.append(dict(self.headers))
+            time.sleep(server.delay)
+            body = server.body or {
+                "id": "chatcmpl-1", "object": "chat.completion", "model": request["model"],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": FAKE_ANSWER},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 120, "completion_tokens": 9, "total_tokens": 129},
+            }
+            self._send(server.status, body)
+
+        def _send(self, status: int, body: dict) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format, *args):  # keep the test output quiet
+            pass
+
+    return Handler
+
+
+@pytest.fixture
+def llm_server(settings):
+    """A running fake model server, configured as Engram's endpoint (with an API key)."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    fake = FakeModelServer(base_url=f"http://127.0.0.1:{httpd.server_address[1]}/v1")
+    httpd.RequestHandlerClass = _handler(fake)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    settings.ENGRAM_LLM_BASE_URL = fake.base_url
+    settings.ENGRAM_LLM_MODEL = FAKE_MODEL
+    settings.ENGRAM_LLM_API_KEY = "sk-test"
+    settings.ENGRAM_LLM_TIMEOUT_SECONDS = 10
+    yield fake
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join()
+
+
+@pytest.fixture
+def no_llm(settings):
+    """No endpoint configured, whatever the environment says."""
+    settings.ENGRAM_LLM_BASE_URL = None
+
+
+@pytest.fixture
+def pets_cube(user):
+    return cube_register(actor=user, cube_id="alice-pets", name="Pets")
+
+
+@pytest.fixture
+def pet_memories(user, store, pets_cube):
+    """Three memories in alice's cube "alice-pets"; the first answers "what is my cat called?"."""
+    return [
+        store(user, "My cat is named Miso. She is a grey tabby and sleeps all day.", cube_id=pets_cube.pk),
+        store(user, "The vet appointment for the dog is on Tuesday at noon.", cube_id=pets_cube.pk),
+        store(user, "I prefer green tea over coffee in the morning.", cube_id=pets_cube.pk),
+    ]
