@@ -17,12 +17,13 @@ async def _last_event_id(db_call, user) -> int:
 
 async def test_a_stored_memory_arrives_with_its_node_and_links(user, personal_cube, open_socket, bearer, store,
                                                               db_call):
-    first = await db_call(store, user, "The deploy pipeline runs on GitHub Actions every night")
+    # Shared tags widen the pair's link weight over the waypoint floor (0.5): on text alone it is ~0.55.
+    first = await db_call(store, user, "The deploy pipeline runs on GitHub Actions every night", tags=["ci"])
     connected, socket = await open_socket([await bearer(user)])
     assert connected
     assert (await socket.subscribe(personal_cube)) == [{"type": "subscribed", "cube": personal_cube}]
 
-    second = await db_call(store, user, "The nightly deploy pipeline on GitHub Actions failed")
+    second = await db_call(store, user, "The nightly deploy pipeline on GitHub Actions failed", tags=["ci"])
     event = await socket.event()
     assert event["kind"] == "memories.created" and event["cube"] == personal_cube and event["id"] > 0
     [node] = event["payload"]["nodes"]
