@@ -17,11 +17,13 @@ from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.datastructures import MutableHeaders
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from apps.core.ratelimit import recording_rate_decisions
 from apps.mcp.auth import EngramTokenVerifier
 from apps.mcp.profile import Profile
 from apps.mcp.profiles import PROFILES
@@ -60,7 +62,31 @@ def profile_app(profile: Profile) -> tuple[ASGIApp, StreamableHTTPSessionManager
         AuthContextMiddleware(RequireAuthMiddleware(app, required_scopes=[])),
         backend=BearerAuthBackend(EngramTokenVerifier()),
     )
-    return protected, server.session_manager
+    return RateLimitHeaders(protected), server.session_manager
+
+
+class RateLimitHeaders:
+    """Adds X-RateLimit-Limit, -Remaining and -Reset to an MCP HTTP answer that ran a tool call, from the
+    decision ``run_tool`` took (the last, if one request made several). A refusal is the tool's error in
+    the profile's envelope, inside a 200 answer, so no Retry-After: the error says when to retry."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with recording_rate_decisions() as decisions:
+            async def send_with_headers(message: dict) -> None:
+                if message["type"] == "http.response.start" and decisions:
+                    message.setdefault("headers", [])
+                    headers = MutableHeaders(scope=message)
+                    for name, value in decisions[-1].headers().items():
+                        headers[name] = value
+                await send(message)
+
+            await self.app(scope, receive, send_with_headers)
 
 
 @dataclass

@@ -6,7 +6,9 @@ it has one); argument validation errors are phrased here, naming the field at fa
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field as dataclass_field
 
 from pydantic import ValidationError
 
@@ -22,12 +24,17 @@ class ToolFailure:
     code: str
     field: str | None = None
     suggestion: str | None = None
+    # What else the error says, for envelopes that show details (a rate limit's retry_after, limit, reset_seconds).
+    extra: dict = dataclass_field(default_factory=dict)
+    # A domain error's class (NotFound "not_found", Conflict "conflict", ...), whatever specific code it carries.
+    kind: str = ""
 
 
 def tool_failure(exc: Exception) -> ToolFailure:
     if isinstance(exc, DomainError):
+        extra = {key: value for key, value in exc.extra.items() if key not in ("field", "suggestion")}
         return ToolFailure(message=exc.message, code=exc.code, field=exc.extra.get("field"),
-                           suggestion=exc.extra.get("suggestion"))
+                           suggestion=exc.extra.get("suggestion"), extra=extra, kind=type(exc).code)
     if isinstance(exc, ValidationError):
         return _argument_failure(exc)
     # Whatever went wrong stays in the server log: a client never sees internals.
@@ -55,3 +62,16 @@ def _field_path(loc: tuple) -> str:
     for part in loc:
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
     return path
+
+
+@contextmanager
+def parameters(**names: str) -> Iterator[None]:
+    """Renames the field of a domain error raised inside, from the service's word (``content``, ``cube``) to the
+    argument the tool's caller sent, so that the error names something the caller can fix."""
+    try:
+        yield
+    except DomainError as exc:
+        field = exc.extra.get("field")
+        if field in names:
+            exc.extra["field"] = names[field]
+        raise

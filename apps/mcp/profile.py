@@ -22,8 +22,11 @@ class ToolSpec:
     adapter: Adapter
     scope: str
     components_used: tuple[str, ...] = ()
-    # The input field that names the user the tool acts for (checked against the token), if any.
+    # The input field that names the user the tool acts for (checked against the token), if any. When the
+    # field is optional and left out, the tool acts for the token's user.
     acts_for_field: str | None = "user_id"
+    # The tool's group in its profile's own listing (MemGOS's list_tools), if the profile has groups.
+    category: str | None = None
 
 
 @dataclass(frozen=True)

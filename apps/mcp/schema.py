@@ -43,7 +43,8 @@ def _seed_form(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str,
         schema = {**definitions[schema["$ref"].rsplit("/", 1)[-1]], **siblings}
     form = {}
     for key, value in schema.items():
-        if key in _PYDANTIC_ONLY_KEYS or (key == "default" and value is None):
+        # An open object ("additionalProperties": true, MemGOS's metadata) is the seed's own word; kept.
+        if (key in _PYDANTIC_ONLY_KEYS and value is not True) or (key == "default" and value is None):
             continue
         if key == "properties":
             value = {name: _seed_form(sub, definitions) for name, sub in value.items()}

@@ -8,30 +8,38 @@ in the profile's own envelope (with ``isError``), like every other failure, not 
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 import weakref
 from contextvars import ContextVar
 from typing import Any
 
+from channels.db import database_sync_to_async
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp_types import CallToolResult
+from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ConfigDict, ValidationError
 
-from apps.core.exceptions import DomainError
+from apps.core.exceptions import DomainError, PermissionDenied
+from apps.core.ratelimit import arate_limit_check
+from apps.cubes.models import CUBE_ID_PATTERN
 from apps.mcp.auth import acting_user, current_caller
 from apps.mcp.errors import tool_failure
+from apps.mcp.models import McpClientSession
 from apps.mcp.profile import Profile, ToolSpec
 from apps.mcp.schema import advertised_schema
 
 logger = logging.getLogger(__name__)
 
 SERVER_VERSION = "1.0.0"
+CUBE_ID_MAX_CHARS = 100  # Cube.id's max_length
 
 # The MCP session a tool call arrived in, as a key that adapters may store (see ``client_key``).
 _client_session: ContextVar[str] = ContextVar("engram_mcp_client_session", default="")
+# The SDK's context of the tool call under way, for adapters that ask the client something (MemGOS's chat samples).
+_tool_context: ContextVar[Context | None] = ContextVar("engram_mcp_tool_context", default=None)
 # Sessions without an id of their own (stdio, in-process clients) get one here for their lifetime.
 _local_session_ids: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -45,14 +53,20 @@ class RawArguments(ArgModelBase):
         return {"arguments": dict(self.model_extra or {})}
 
 
-async def run_tool(profile: Profile, spec: ToolSpec, arguments: dict[str, Any]) -> CallToolResult:
+async def run_tool(profile: Profile, spec: ToolSpec, arguments: dict[str, Any]) -> CallToolResult | InputRequiredResult:
     started = time.perf_counter()
     try:
         caller = current_caller()
         caller.require_scope(spec.scope)
+        # Every tool call of every profile spends the caller's platform budget, shared with REST.
+        await arate_limit_check(user_id=caller.user.pk)
         params = spec.input_model.model_validate(arguments)
-        actor = await acting_user(caller, getattr(params, spec.acts_for_field)) if spec.acts_for_field else caller.user
+        named = getattr(params, spec.acts_for_field) if spec.acts_for_field else None
+        # An optional user field left out (MemGOS's user_id) means the token's own user.
+        actor = caller.user if named is None else await acting_user(caller, named)
         data = await spec.adapter(actor, params)
+        if isinstance(data, InputRequiredResult):  # one round of a multi-round call (MemGOS's chat samples)
+            return data
     except Exception as exc:
         if not isinstance(exc, (DomainError, ValidationError)):
             logger.exception("MCP tool %s/%s failed", profile.name, spec.name)
@@ -70,6 +84,33 @@ def client_key() -> str:
     return f"token-{caller.token_id}" + (f":{session}" if session else "")
 
 
+def tool_context() -> Context | None:
+    """The SDK context of the tool call under way (None outside one)."""
+    return _tool_context.get()
+
+
+async def _record_call(arguments: dict[str, Any], *, succeeded: bool) -> None:
+    """Counts an authenticated call for its client (MemGOS's session_info), with the cubes that a successful call
+    named as the client's active cubes. Counting never fails the call it counts."""
+    try:
+        caller = current_caller()
+    except PermissionDenied:
+        return
+    cube_ids = _cube_ids_named(arguments) if succeeded else []
+    try:
+        await database_sync_to_async(McpClientSession.objects.record_call)(
+            key=client_key(), user_id=caller.user.pk, cube_ids=cube_ids)
+    except Exception:
+        logger.exception("Could not count an MCP tool call")
+
+
+def _cube_ids_named(arguments: dict[str, Any]) -> list[str]:
+    several = arguments.get("cube_ids")
+    named = [arguments.get("cube_id"), arguments.get("mem_cube_id"), *(several if isinstance(several, list) else [])]
+    return [cube_id for cube_id in named if isinstance(cube_id, str) and re.fullmatch(CUBE_ID_PATTERN, cube_id)
+            and len(cube_id) <= CUBE_ID_MAX_CHARS]
+
+
 def _session_of(ctx: Context) -> str:
     # HTTP: the SDK's session id, which only clients of the handshake-era protocols get from a stateful
     # server; 2026-07-28 requests carry no session, so such a client is known by its token alone.
@@ -84,11 +125,15 @@ def _session_of(ctx: Context) -> str:
 
 
 def _sdk_tool(profile: Profile, spec: ToolSpec) -> Tool:
-    async def call(arguments: dict[str, Any], ctx: Context) -> CallToolResult:
+    async def call(arguments: dict[str, Any], ctx: Context) -> CallToolResult | InputRequiredResult:
         reset = _client_session.set(_session_of(ctx))
+        reset_context = _tool_context.set(ctx)
         try:
-            return await run_tool(profile, spec, arguments)
+            result = await run_tool(profile, spec, arguments)
+            await _record_call(arguments, succeeded=isinstance(result, CallToolResult) and not result.is_error)
+            return result
         finally:
+            _tool_context.reset(reset_context)
             _client_session.reset(reset)
 
     return Tool(

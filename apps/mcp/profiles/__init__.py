@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from apps.mcp.profile import Profile
-from apps.mcp.profiles import mind, thoughtmcp
+from apps.mcp.profiles import memgos, mind, thoughtmcp
 
-PROFILES: dict[str, Profile] = {profile.name: profile for profile in (thoughtmcp.PROFILE, mind.PROFILE)}
+PROFILES: dict[str, Profile] = {
+    profile.name: profile for profile in (thoughtmcp.PROFILE, mind.PROFILE, memgos.PROFILE)
+}
