@@ -11,6 +11,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/", include("config.api_urls")),
     path("projects/", include("apps.projects.urls")),
+    path("cubes/", include("apps.cubes.urls")),
+    path("chat/", include("apps.chat.urls")),
     path("", include("apps.dashboard.urls")),
 ]
 
