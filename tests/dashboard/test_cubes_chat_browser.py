@@ -9,7 +9,7 @@ from playwright.sync_api import expect, sync_playwright
 from apps.cubes.models import CubeMembership
 from apps.cubes.services import cube_register, cube_share
 from apps.memories.models import Memory
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PASSWORD
+from tests.browser import log_in, new_page
 
 pytestmark = pytest.mark.slow
 
@@ -29,13 +29,8 @@ def seeded(user, other_user, store, settings):
 
 def test_create_and_share_a_cube_then_ask_the_chat_in_a_browser(live_server, seeded, shoot):
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_context(viewport=DESKTOP).new_page()
-
-        page.goto(live_server.url + "/cubes/")
-        page.get_by_label("Username").fill("alice")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Log in").click()
+        page = new_page(playwright)
+        log_in(page, live_server.url + "/cubes/")
         expect(page.get_by_role("heading", name="Cubes", exact=True)).to_be_visible()
         expect(page.get_by_role("link", name="Bob's recipes")).to_be_visible()
 
@@ -89,7 +84,7 @@ def test_create_and_share_a_cube_then_ask_the_chat_in_a_browser(live_server, see
 
         cited.click()
         expect(page.get_by_text(TOMATOES)).to_be_visible()
-        browser.close()
+        page.context.browser.close()
 
     assert CubeMembership.objects.get(cube_id="garden", user__username="bob").role == "writer"
     tomatoes = Memory.objects.get(content=TOMATOES)

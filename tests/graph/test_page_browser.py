@@ -16,7 +16,8 @@ from playwright.sync_api import expect, sync_playwright
 
 from apps.memories.models import Memory, MemoryLink
 from config.asgi import application
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PASSWORD, PHONE
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE
+from tests.browser import log_in as browser_log_in  # this module's log_in also waits for the graph
 from tests.mcp.support import serving
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -87,10 +88,7 @@ def off_loop(function, *args, **kwargs):
 
 
 def log_in(page, live_url, username="alice"):
-    page.goto(f"{live_url}/login/?next=/graph/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    browser_log_in(page, f"{live_url}/login/?next=/graph/", username)
     expect(page.get_by_role("heading", name="Memory graph")).to_be_visible()
 
 

@@ -9,7 +9,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from apps.projects.models import Issue, Project, Session, SharpEdge
 from apps.projects.services import decision_add, edge_add, issue_add, project_create
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PASSWORD
+from tests.browser import log_in, new_page
 
 pytestmark = pytest.mark.slow
 
@@ -32,13 +32,8 @@ def seeded(user):
 
 def test_create_a_project_add_an_issue_and_check_edges_in_a_browser(live_server, user, seeded, shoot):
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_context(viewport=DESKTOP).new_page()
-
-        page.goto(live_server.url + "/projects/")
-        page.get_by_label("Username").fill("alice")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Log in").click()
+        page = new_page(playwright)
+        log_in(page, live_server.url + "/projects/")
         expect(page.get_by_role("heading", name="Projects", exact=True)).to_be_visible()
 
         new_project = page.locator("#new-project")
@@ -113,7 +108,7 @@ def test_create_a_project_add_an_issue_and_check_edges_in_a_browser(live_server,
         page.get_by_label("Code").fill("print('hello')")
         page.get_by_role("button", name="Check").click()
         expect(page.get_by_text("No sharp edges match")).to_be_visible()
-        browser.close()
+        page.context.browser.close()
 
     project = Project.objects.get(owner=user, name="edge-api")
     assert project.stack == ["nextjs", "vercel"]
