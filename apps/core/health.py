@@ -1,10 +1,13 @@
-"""GET /healthz: is every component Engram depends on reachable? For load balancers and people.
+"""GET /healthz: is every component Engram depends on reachable (database, pgvector, embedding model,
+broker, channel layer)? For load balancers and people.
 
 Unauthenticated, so it reports states and versions but never a secret: the broker URL is shown
 with its password masked and every error text is scrubbed of the configured passwords.
 """
 from __future__ import annotations
 
+import asyncio
+import uuid
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -85,6 +88,35 @@ def check_broker() -> dict:
     return {"ok": True, "url": shown}
 
 
+def check_channel_layer() -> dict:
+    """A real round trip through the live graph's channel layer: join a throwaway group, send to it, and
+    receive the message (Redis; or PostgreSQL NOTIFY on the embedded default)."""
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    from apps.graph.groups import health_probe_group
+
+    layer = get_channel_layer()
+    if layer is None:
+        return {"ok": False, "backend": None, "detail": "No channel layer is configured (CHANNEL_LAYERS)."}
+    backend = type(layer).__name__
+
+    async def round_trip() -> None:
+        channel, group = await layer.new_channel(), health_probe_group(uuid.uuid4().hex)
+        await layer.group_add(group, channel)
+        try:
+            await layer.group_send(group, {"type": "health.probe"})
+            await asyncio.wait_for(layer.receive(channel), TIMEOUT_SECONDS)
+        finally:
+            await layer.group_discard(group, channel)
+
+    try:
+        async_to_sync(round_trip)()
+    except Exception as exc:
+        return {"ok": False, "backend": backend, "detail": _error(exc) or type(exc).__name__}
+    return {"ok": True, "backend": backend}
+
+
 def _ping_sql_broker(database_url: str) -> None:
     # kombu's SQLAlchemy transport "connects" without opening a database connection; open one.
     from sqlalchemy import create_engine, text
@@ -107,6 +139,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
         "pgvector": check_pgvector(),
         "embedding_model": check_embedding_model(),
         "broker": check_broker(),
+        "channel_layer": check_channel_layer(),
     }
     healthy = all(check["ok"] for check in checks.values())
     return JsonResponse({"status": "ok" if healthy else "degraded", "checks": checks}, status=200 if healthy else 503)

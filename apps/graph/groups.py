@@ -14,3 +14,8 @@ def cube_group(cube_id: str) -> str:
     # A readable head plus a digest of the whole id keeps distinct ids in distinct groups.
     digest = hashlib.sha256(cube_id.encode()).hexdigest()[:32]
     return f"{CUBE_PREFIX}{cube_id[:40]}.{digest}"
+
+
+def health_probe_group(token: str) -> str:
+    """A throwaway group that /healthz sends one message through, to prove the layer delivers."""
+    return f"health.{token}"

@@ -137,7 +137,7 @@ def _checks() -> tuple[dict[str, dict], int]:
     database_ms = round((time.perf_counter() - started) * 1000)
     checks = {"database": database, "pgvector": health.check_pgvector(),
               "embedding_model": health.check_embedding_model(), "broker": health.check_broker(),
-              "llm": _llm_backend()}
+              "channel_layer": health.check_channel_layer(), "llm": _llm_backend()}
     return checks, database_ms
 
 

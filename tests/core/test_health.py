@@ -1,4 +1,5 @@
-"""GET /healthz: one JSON verdict over the database, pgvector, the embedding model and the broker."""
+"""GET /healthz: one JSON verdict over the database, pgvector, the embedding model, the broker and the
+channel layer."""
 import pytest
 from django.urls import reverse
 
@@ -12,13 +13,30 @@ def test_healthz_is_ok_when_every_component_answers(client, settings):
     body = response.json()
     assert body["status"] == "ok"
     checks = body["checks"]
-    assert set(checks) == {"database", "pgvector", "embedding_model", "broker"}
+    assert set(checks) == {"database", "pgvector", "embedding_model", "broker", "channel_layer"}
     assert checks["database"]["ok"] and checks["database"]["detail"].startswith("PostgreSQL ")
     assert checks["pgvector"]["ok"] and checks["pgvector"]["version"]
     assert checks["embedding_model"]["ok"]
     assert checks["embedding_model"]["model"] == settings.ENGRAM_EMBEDDING_MODEL
     assert checks["embedding_model"]["dimensions"] == settings.ENGRAM_EMBEDDING_DIMENSIONS
     assert checks["broker"] == {"ok": True, "url": checks["broker"]["url"]}
+    assert checks["channel_layer"] == {"ok": True, "backend": checks["channel_layer"]["backend"]}
+
+
+def test_healthz_is_degraded_when_the_channel_layer_does_not_deliver(client, settings):
+    # A Redis layer on a port nothing listens on: the round trip fails, and says so.
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
+                                           "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]}}}
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    try:
+        response = client.get(reverse("healthz"))
+    finally:
+        channel_layers.backends.clear()
+    assert response.status_code == 503
+    check = response.json()["checks"]["channel_layer"]
+    assert check["ok"] is False and check["backend"] == "RedisChannelLayer" and check["detail"]
 
 
 def test_healthz_is_degraded_with_503_when_the_broker_is_down_and_hides_its_password(client, settings):
