@@ -173,6 +173,7 @@ async def test_system_tools(alice_token):
         chat_tools = await call(client, "list_tools", {"category": "chat"})
     assert health["status"] in {"healthy", "degraded"} and health["version"] == "1.0.0"
     assert health["checks"]["database"]["ok"] and health["checks"]["embedding_model"]["ok"]
+    assert health["checks"]["channel_layer"]["ok"]
     assert health["services"]["memory_system"] == "operational" and health["uptime_seconds"] >= 0
     assert health["checks"]["llm"]["configured"] is False
     assert [tool["name"] for tool in everything["tools"]] == TOOLS and everything["total_tools"] == 16
