@@ -1,5 +1,3 @@
-from dataclasses import dataclass
-
 import pytest
 from django.utils import timezone
 
@@ -15,6 +13,7 @@ from apps.cubes.services import (
 from apps.memories.models import Memory
 from apps.memories.selectors import memory_get
 from apps.memories.services import memory_delete, memory_store, memory_update
+from tests.cubes.access_world import ROLES, World, build_world, unregister_first
 from tests.factories import UserFactory
 
 
@@ -66,33 +65,9 @@ def test_malformed_cube_ids_are_simply_not_found(user, cube_id):
 
 # --- The access matrix: every role against every cube operation, and access_check agreeing with each. ---
 
-ROLES = ["owner", "admin", "writer", "reader", "stranger", "staff"]
-
-
-@dataclass
-class World:
-    cube: Cube
-    memory: Memory
-    actors: dict
-
-
 @pytest.fixture
-def world(user, staff_user, store):
-    """alice owns cube "team" with one memory; dave/erin/bob are its admin/writer/reader members, frank is a
-    stranger, carol is staff (superuser) but no member; hank is one more reader (revoke's target)."""
-    cube = Cube.objects.create(id="team", name="Team", owner=user)
-    actors = {"owner": user, "staff": staff_user, "stranger": UserFactory(username="frank")}
-    for role, name in (("admin", "dave"), ("writer", "erin"), ("reader", "bob")):
-        actors[role] = UserFactory(username=name)
-        CubeMembership.objects.create(cube=cube, user=actors[role], role=role)
-    CubeMembership.objects.create(cube=cube, user=UserFactory(username="hank"), role="reader")
-    UserFactory(username="gina")
-    memory = store(user, "The team agreed to ship on Fridays only.", cube_id="team")
-    return World(cube=cube, memory=memory, actors=actors)
-
-
-def _unregister_first(world: World) -> None:
-    Cube.objects.filter(pk=world.cube.pk).update(deleted_at=timezone.now())
+def world(user, staff_user, store) -> World:
+    return build_world(owner=user, staff=staff_user, store=store)
 
 
 # operation -> (what access_check is asked, the real call, a set-up run before both)
@@ -102,7 +77,7 @@ OPERATIONS = {
     "share": (("cube", "admin"), lambda actor, w: cube_share(actor=actor, cube_id="team", user="gina"), None),
     "revoke": (("cube", "admin"), lambda actor, w: cube_revoke(actor=actor, cube_id="team", user="hank"), None),
     "unregister": (("cube", "delete"), lambda actor, w: cube_unregister(actor=actor, cube_id="team"), None),
-    "restore": (("cube", "delete"), lambda actor, w: cube_restore(actor=actor, cube_id="team"), _unregister_first),
+    "restore": (("cube", "delete"), lambda actor, w: cube_restore(actor=actor, cube_id="team"), unregister_first),
     "delete": (("cube", "delete"), lambda actor, w: cube_delete(actor=actor, cube_id="team"), None),
     "add_memory": (("cube", "write"), lambda actor, w: memory_store(
         actor=actor, content="Deploys need a second reviewer.", cube_id="team"), None),

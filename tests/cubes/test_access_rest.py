@@ -5,51 +5,23 @@ and memory operation under /api/v1/, and apps.cubes.selectors.access_check agree
 gives no role) and 403 for a member refused a stronger action (docs/cubes.md). A refused call changes nothing.
 Every case builds its own world, so destructive operations never meet.
 """
-from dataclasses import dataclass
-
 import pytest
-from django.utils import timezone
 
 from apps.cubes.models import Cube, CubeMembership
 from apps.cubes.selectors import access_check
-from apps.cubes.services import cube_register, cube_share
 from apps.memories.models import Memory
 from tests.api.envelope import assert_error
-from tests.factories import UserFactory
+from tests.cubes.access_world import ROLES, World, build_world, unregister_first
 
 pytestmark = pytest.mark.django_db
 
-ROLES = ["owner", "admin", "writer", "reader", "stranger", "staff"]
-
-
-@dataclass
-class World:
-    cube: Cube
-    memory: Memory
-    actors: dict
-    clients: dict
-
 
 @pytest.fixture
-def world(user, staff_user, store, api_client_for):
-    """alice owns "team" with one memory; dave/erin/bob are its admin/writer/reader members, frank a stranger,
-    carol staff (superuser, read+write token without the admin scope) but no member; hank one more reader (revoke's
-    target) and gina a user to share with."""
-    cube = cube_register(actor=user, cube_id="team", name="Team")
-    actors = {"owner": user, "staff": staff_user, "stranger": UserFactory(username="frank")}
-    for role, name in (("admin", "dave"), ("writer", "erin"), ("reader", "bob")):
-        actors[role] = UserFactory(username=name)
-        cube_share(actor=user, cube_id="team", user=name, role=role)
-    UserFactory(username="hank")
-    cube_share(actor=user, cube_id="team", user="hank", role="reader")
-    UserFactory(username="gina")
-    memory = store(user, "The team agreed to ship on Fridays only.", cube_id="team")
-    clients = {role: api_client_for(actor) for role, actor in actors.items()}
-    return World(cube=cube, memory=memory, actors=actors, clients=clients)
-
-
-def _unregister_first(world: World) -> None:
-    Cube.objects.filter(pk=world.cube.pk).update(deleted_at=timezone.now())
+def world(user, staff_user, store, api_client_for) -> World:
+    """build_world, with a REST client per role (carol's read+write token lacks the admin scope)."""
+    world = build_world(owner=user, staff=staff_user, store=store)
+    world.callers = {role: api_client_for(actor) for role, actor in world.actors.items()}
+    return world
 
 
 def _memory_url(world: World) -> str:
@@ -68,8 +40,8 @@ OPERATIONS = {
     "unregister": (("cube", "delete"), lambda c, w: c.delete("/api/v1/cubes/team/"), None),
     "hard_delete": (("cube", "delete"), lambda c, w: c.delete("/api/v1/cubes/team/?hard=true"), None),
     "hard_delete_unregistered": (("cube", "delete"), lambda c, w: c.delete("/api/v1/cubes/team/?hard=true"),
-                                 _unregister_first),
-    "restore": (("cube", "delete"), lambda c, w: c.post("/api/v1/cubes/team/restore/"), _unregister_first),
+                                 unregister_first),
+    "restore": (("cube", "delete"), lambda c, w: c.post("/api/v1/cubes/team/restore/"), unregister_first),
     "add_memory": (("cube", "write"), lambda c, w: c.post(
         "/api/v1/memories/", {"content": "Deploys need a second reviewer.", "cube": "team"}, format="json"), None),
     "get_memory": (("memory", "read"), lambda c, w: c.get(_memory_url(w)), None),
@@ -114,7 +86,7 @@ def test_rest_access_matrix_and_access_check_agree(world, role, operation):
     assert decision.has_access is (operation in ALLOWED[role]), decision
     before = _state(world)
 
-    response = request(world.clients[role], world)
+    response = request(world.callers[role], world)
 
     if decision.has_access:
         assert response.status_code == SUCCESS.get(operation, 200), response.content
@@ -133,7 +105,7 @@ def test_rest_access_matrix_and_access_check_agree(world, role, operation):
 @pytest.mark.parametrize("role", ROLES)
 def test_rest_access_check_endpoint_agrees_with_the_selector(world, role):
     """POST /api/v1/access/check/ answers what access_check answers, for every resource type and action."""
-    actor, client = world.actors[role], world.clients[role]
+    actor, client = world.actors[role], world.callers[role]
     for resource_type, resource_id in (("cube", "team"), ("memory", str(world.memory.pk)), ("admin", "system")):
         for action in ("read", "write", "delete", "admin"):
             response = client.post("/api/v1/access/check/", {"resource_type": resource_type,

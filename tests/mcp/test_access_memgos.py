@@ -8,44 +8,25 @@ call changes nothing. Every case builds its own world (transaction=True: MCP too
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 from channels.db import database_sync_to_async
 
 from apps.cubes.models import Cube, CubeMembership
 from apps.cubes.selectors import access_check
-from apps.cubes.services import cube_register, cube_share
 from apps.memories.models import Memory
-from tests.factories import UserFactory
+from tests.cubes.access_world import ROLES, World, build_world
 from tests.mcp.memgos_support import payload_of
 from tests.mcp.support import in_process
 
 pytestmark = pytest.mark.django_db(transaction=True)  # asyncio_mode is auto
 
-ROLES = ["owner", "admin", "writer", "reader", "stranger", "staff"]
-
-
-@dataclass
-class World:
-    cube: Cube
-    memory: Memory
-    actors: dict
-    tokens: dict
-
 
 @pytest.fixture
-def world(user, staff_user, store, make_token):
-    """alice owns "team" with one memory; dave/erin/bob are its admin/writer/reader members, frank a stranger,
-    carol staff (superuser, read+write token without the admin scope) but no member."""
-    cube = cube_register(actor=user, cube_id="team", name="Team")
-    actors = {"owner": user, "staff": staff_user, "stranger": UserFactory(username="frank")}
-    for role, name in (("admin", "dave"), ("writer", "erin"), ("reader", "bob")):
-        actors[role] = UserFactory(username=name)
-        cube_share(actor=user, cube_id="team", user=name, role=role)
-    memory = store(user, "The team agreed to ship on Fridays only.", cube_id="team")
-    tokens = {role: make_token(actor) for role, actor in actors.items()}
-    return World(cube=cube, memory=memory, actors=actors, tokens=tokens)
+def world(user, staff_user, store, make_token) -> World:
+    """build_world, with an MCP token per role (carol's read+write token lacks the admin scope)."""
+    world = build_world(owner=user, staff=staff_user, store=store)
+    world.callers = {role: make_token(actor) for role, actor in world.actors.items()}
+    return world
 
 
 def _address(world: World) -> dict:
@@ -94,7 +75,7 @@ async def test_memgos_access_matrix_and_validate_access_agree(world, role, opera
     assert decision.has_access is (operation in ALLOWED[role]), decision
     before = await _state()
 
-    async with in_process(world.tokens[role], profile="memgos") as client:
+    async with in_process(world.callers[role], profile="memgos") as client:
         validated = payload_of(await client.call_tool("validate_access", {
             "user_id": world.actors[role].username, "resource_type": resource_type, "resource_id": resource_id,
             "action": action}))
@@ -128,7 +109,7 @@ async def test_memgos_access_matrix_and_validate_access_agree(world, role, opera
 async def test_validate_access_answers_as_access_check_for_every_resource_and_action(world, role):
     checks = [(resource_type, action) for resource_type in ("cube", "memory", "admin")
               for action in ("read", "write", "delete", "admin")]
-    async with in_process(world.tokens[role], profile="memgos") as client:
+    async with in_process(world.callers[role], profile="memgos") as client:
         for resource_type, action in checks:
             resource_id, decision = await _decide(world, role, resource_type, action)
             if resource_type == "admin":
