@@ -15,3 +15,5 @@ DATABASES["default"]["NAME"] = env_str("ENGRAM_BENCH_DB", "engram_bench")
 # Under ASGI each worker thread would keep its own connection for a minute; on a PostgreSQL server
 # shared with other work, that ran out of connections (max_connections 100) during REST runs.
 DATABASES["default"]["CONN_MAX_AGE"] = 0
+# Benchmarks call the same view hundreds of times as one user: the per-user limits would refuse them.
+ENGRAM_RATE_LIMIT_ENABLED = False

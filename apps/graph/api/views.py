@@ -1,3 +1,4 @@
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
@@ -31,8 +32,11 @@ class GraphSnapshotView(APIView):
                                   sector=query.get("sector"), min_strength=query.get("min_strength"),
                                   date_from=query.get("date_from"), date_to=query.get("date_to"),
                                   limit=query["limit"])
-        return Response({"nodes": snapshot.nodes, "edges": snapshot.edges, "total_nodes": snapshot.total_nodes,
-                         "shown_nodes": snapshot.shown_nodes, "last_event_id": snapshot.last_event_id})
+        # The node and edge arrays are JSON already (written by PostgreSQL): sent as they are.
+        body = (f'{{"nodes":{snapshot.nodes_json},"edges":{snapshot.edges_json},'
+                f'"total_nodes":{snapshot.total_nodes},"shown_nodes":{snapshot.shown_nodes},'
+                f'"last_event_id":{snapshot.last_event_id}}}')
+        return HttpResponse(body, content_type="application/json")
 
 
 @extend_schema(tags=["graph"], parameters=[MEMORY_ID])
