@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from django.db.models import Avg, Count, FloatField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
-from pgvector.django import CosineDistance
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound
 from apps.cubes.selectors import cube_ids_readable
 from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
 from apps.memories.validation import MemoryFilters
-from apps.memories.vectors import filtered_vector_scan
+from apps.memories.vectors import nearest_in_scope
 
 
 def memories_readable(*, actor: User, include_deleted: bool = False) -> QuerySet[Memory]:
@@ -136,11 +135,7 @@ def memory_neighbours(*, actor: User, memory_id, limit: int = 5) -> list[tuple[M
     vector = MemoryEmbedding.objects.filter(memory=memory, sector="semantic").values_list("embedding", flat=True).first()
     if vector is None:
         return []
-    with filtered_vector_scan():
-        rows = list(
-            MemoryEmbedding.objects.filter(sector="semantic", memory_id__in=memories_readable(actor=actor).values("pk"))
-            .exclude(memory_id=memory.pk).annotate(distance=CosineDistance("embedding", vector))
-            .select_related("memory").order_by("distance")[:limit]
-        )
-    rows.sort(key=lambda row: row.distance)
-    return [(row.memory, round(1.0 - row.distance, 4)) for row in rows]
+    nearest = nearest_in_scope(memories_readable(actor=actor).exclude(pk=memory.pk), vector, sector="semantic",
+                               limit=limit)
+    memories = Memory.objects.in_bulk([memory_id for memory_id, _ in nearest])
+    return [(memories[memory_id], round(1.0 - distance, 4)) for memory_id, distance in nearest]

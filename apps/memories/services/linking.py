@@ -19,7 +19,7 @@ import numpy as np
 
 from apps.memories.models import SECTORS, Memory, MemoryEmbedding, MemoryLink
 from apps.memories.text import has_causal_cue
-from apps.memories.vectors import filtered_vector_scan
+from apps.memories.vectors import nearest_in_scope
 
 LINK_THRESHOLD = 0.7
 WAYPOINT_FLOOR = 0.5
@@ -70,16 +70,9 @@ def link_type_for(a: Memory, b: Memory) -> str:
 
 def choose_links(memory: Memory, vectors: dict[str, list[float]]) -> list[LinkCandidate]:
     """The links a memory with these sector vectors should get, best first (reads only)."""
-    from pgvector.django import CosineDistance
-
-    with filtered_vector_scan():
-        nearest = list(
-            MemoryEmbedding.objects.filter(
-                sector="semantic", memory__cube_id=memory.cube_id, memory__deleted_at__isnull=True,
-            ).exclude(memory_id=memory.pk)
-            .annotate(distance=CosineDistance("embedding", vectors["semantic"]))
-            .order_by("distance").values_list("memory_id", flat=True)[:CANDIDATES]
-        )
+    scope = Memory.objects.filter(cube_id=memory.cube_id, deleted_at__isnull=True).exclude(pk=memory.pk)
+    nearest = [memory_id for memory_id, _ in nearest_in_scope(scope, vectors["semantic"], sector="semantic",
+                                                                limit=CANDIDATES)]
     if not nearest:
         return []
     neighbours = {m.pk: m for m in Memory.objects.filter(pk__in=nearest)}

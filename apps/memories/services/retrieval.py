@@ -48,7 +48,7 @@ from apps.memories.query import ParsedQuery, any_words, parse_search
 from apps.memories.selectors import link_weight_subquery, memory_filtered, memory_scope_cube_ids
 from apps.memories.services.lifecycle import memory_reinforce
 from apps.memories.validation import MemoryFilters, clean_limit, clean_offset
-from apps.memories.vectors import filtered_vector_scan
+from apps.memories.vectors import filtered_vector_scan, nearest_exactly
 
 DENSE_WEIGHT = 0.5
 LEXICAL_WEIGHT = 0.5
@@ -141,15 +141,6 @@ def _dense_candidates(base, vector, sectors: list[str], pool: int) -> list:
         if len(found) >= pool // 2 or len(rows) < vectors:
             break
     return found[:pool]
-
-
-def _nearest_among(memory_ids: list, vector, sectors: list[str], pool: int) -> list:
-    """The `pool` memories of `memory_ids` nearest the query, compared exactly."""
-    return list(
-        MemoryEmbedding.objects.filter(memory_id__in=memory_ids, sector__in=sectors).values("memory_id")
-        .annotate(distance=Min(CosineDistance("embedding", vector))).order_by("distance", "memory_id")
-        .values_list("memory_id", flat=True)[:pool]
-    )
 
 
 def _best_similarity(vector, sectors: list[str]) -> ExpressionWrapper:
@@ -370,7 +361,8 @@ def _hybrid(base, *, embedding: Future, model: LexicalModel, sectors, limit, off
     now = timezone.now()
     if scope_is_matches and model.all_matches is not None:
         matches = model.all_matches
-        dense = _nearest_among(matches, vector, sectors, pool) if len(matches) > pool else matches
+        dense = ([memory_id for memory_id, _ in nearest_exactly(matches, vector, sectors, pool)]
+                 if len(matches) > pool else matches)
     else:
         with filtered_vector_scan():
             dense = _dense_candidates(base, vector, sectors, pool)
