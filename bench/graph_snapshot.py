@@ -6,7 +6,7 @@
 
 With --user, the database must exist already (bench/corpus.py builds engram_bench_10k and _100k); it is
 only read: no migration, no token, no session (the view is called in process through DRF's
-APIRequestFactory with force_authenticate, so the figures are the view's own work: the two queries
+APIRequestFactory with force_authenticate, so the figures are the view's own work: its queries
 and the JSON, without HTTP). With --seed N, the script seeds N memories and 3N links into a
 database of its own (bench/graph_fps.py's seeding) on first use. Each case runs 2 warm-up calls,
 then --repeat timed ones: all cubes and the user's own cube, at the default cap (2000) and the

@@ -66,7 +66,10 @@ SELECT coalesce(max(total), 0), count(*),
        coalesce(json_agg(json_build_object(
            'id', id, 'content', preview, 'kind', kind, 'sector', primary_sector, 'importance', importance,
            'strength', strength, 'salience', salience,
-           'created_at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
+           -- datetime.isoformat()'s form: the fraction only when there is one.
+           'created_at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')
+               || CASE WHEN date_trunc('second', created_at) = created_at THEN ''
+                       ELSE to_char(created_at AT TIME ZONE 'UTC', '.US') END || '+00:00',
            'cube', cube_id) ORDER BY created_at DESC, id), '[]')::text,
        (SELECT coalesce(json_agg(json_build_object(
                    'source', link.source_id, 'target', link.target_id, 'type', link.link_type, 'weight', link.weight)

@@ -5,8 +5,8 @@ import pytest
 from django.utils import timezone
 
 from apps.graph.models import GraphEvent
-from apps.graph.selectors import graph_snapshot
-from apps.memories.models import Memory
+from apps.graph.selectors import EDGE_COLUMNS, edge_payload, graph_snapshot, node_payload
+from apps.memories.models import Memory, MemoryLink
 from apps.memories.services import memory_delete
 
 URL = "/api/v1/graph/snapshot/"
@@ -42,6 +42,17 @@ def test_the_snapshot_has_nodes_edges_counts_and_the_last_event(api, user, alice
     assert all(edge["source"] in ids and edge["target"] in ids for edge in body["edges"])
     assert (body["total_nodes"], body["shown_nodes"]) == (3, 3)
     assert body["last_event_id"] == GraphEvent.objects.latest("id").id
+
+
+def test_the_sql_writes_the_same_nodes_and_edges_as_the_live_events(user, alice_graph):
+    # SNAPSHOT_SQL builds the JSON in PostgreSQL; events.py builds it with node_payload/edge_payload: one shape.
+    # One creation time falls on a whole second, where isoformat() writes no fraction.
+    whole_second = alice_graph[0].created_at.replace(microsecond=0)
+    Memory.objects.filter(pk=alice_graph[0].pk).update(created_at=whole_second)
+    snapshot = graph_snapshot(actor=user)
+    assert snapshot.nodes == [node_payload(Memory.objects.get(pk=memory.pk)) for memory in reversed(alice_graph)]
+    links = MemoryLink.objects.filter(source__in=alice_graph).order_by("id").values(*EDGE_COLUMNS)
+    assert snapshot.edges == [edge_payload(**row) for row in links]
 
 
 def test_content_is_a_preview(api, user, store):
