@@ -53,6 +53,24 @@ class JSONFloatField(serializers.FloatField):
         return super().to_internal_value(data)
 
 
+class JSONBooleanField(serializers.BooleanField):
+    """A JSON true or false; "yes", 1 and other truthy stand-ins are refused."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class AtLeastOneFieldMixin:
+    """For PATCH bodies: one that changes nothing is a mistake worth reporting."""
+
+    def validate(self, attrs):
+        if not attrs:
+            raise serializers.ValidationError(f"Give at least one field to change: {', '.join(self.fields)}.")
+        return attrs
+
+
 class PageQuerySerializer(StrictSerializer):
     """The query string of a paginated list: limit and offset, checked rather than silently clamped."""
 

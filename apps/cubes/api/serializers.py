@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from apps.core.api.serializers import JSONCharField, StrictSerializer
+from apps.core.api.serializers import AtLeastOneFieldMixin, JSONCharField, StrictSerializer
 from apps.cubes.models import CUBE_ID_PATTERN, Cube, CubeMembership
 from apps.cubes.selectors import ACTIONS, RESOURCE_TYPES
 from apps.cubes.validation import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_PATH_CHARS
@@ -59,16 +59,10 @@ class CubeCreateSerializer(StrictSerializer):
     path = _text(MAX_PATH_CHARS, "Kept as information only; Engram never touches the file system for it.")
 
 
-class CubeUpdateSerializer(StrictSerializer):
+class CubeUpdateSerializer(AtLeastOneFieldMixin, StrictSerializer):
     name = JSONCharField(max_length=MAX_NAME_CHARS, required=False)
     description = _text(MAX_DESCRIPTION_CHARS, "")
     path = _text(MAX_PATH_CHARS, "Information only.")
-
-    def validate(self, attrs):
-        # A PATCH that changes nothing is a mistake worth reporting (apps.projects' REST does the same).
-        if not attrs:
-            raise serializers.ValidationError(f"Give at least one field to change: {', '.join(self.fields)}.")
-        return attrs
 
 
 class CubeDeleteQuerySerializer(StrictSerializer):

@@ -4,7 +4,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from apps.core.api.serializers import (
-    JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer, StrictSerializer,
+    AtLeastOneFieldMixin, JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer, StrictSerializer,
 )
 from apps.cubes.api.serializers import CubeIdField
 from apps.memories.models import SECTORS, Memory, MemoryLink, Sector
@@ -153,14 +153,9 @@ class MemoryStoreSerializer(MemoryFieldsSerializer):
     agent_id = JSONCharField(max_length=MAX_ID_CHARS, required=False, allow_blank=True)
 
 
-class MemoryUpdateSerializer(MemoryFieldsSerializer):
+class MemoryUpdateSerializer(AtLeastOneFieldMixin, MemoryFieldsSerializer):
     salience = unit_field("How much the memory stands out.")
     strength = unit_field("How firmly the memory is held; decays over time, access reinforces it.")
-
-    def validate(self, attrs):
-        if not attrs:
-            raise serializers.ValidationError(f"Give at least one field to change: {', '.join(self.fields)}.")
-        return attrs
 
 
 class NoBodySerializer(StrictSerializer):

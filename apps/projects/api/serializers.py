@@ -8,7 +8,8 @@ from drf_spectacular.utils import OpenApiTypes, extend_schema_field
 from rest_framework import serializers
 
 from apps.core.api.serializers import (
-    JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer, StrictSerializer,
+    AtLeastOneFieldMixin, JSONBooleanField, JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer,
+    StrictSerializer,
 )
 from apps.cubes.api.serializers import CubeIdField
 from apps.memories.services.retrieval import MAX_QUERY_CHARS
@@ -51,15 +52,6 @@ PatternTypeField = named_choice_field("PatternTypeEnum", SharpEdge.PatternType.c
 WarningSeverityField = named_choice_field("WarningSeverityEnum", [(value, value) for value in WARNING_SEVERITIES])
 
 
-class JSONBooleanField(serializers.BooleanField):
-    """A JSON true or false; "yes", 1 and other truthy stand-ins are refused."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
-
-
 @extend_schema_field(OpenApiTypes.UUID)
 class EntityIdField(JSONCharField):
     """The id of a project or an entity. The services judge it: a malformed or unknown id is "not found"."""
@@ -88,15 +80,6 @@ def text_list_field(help_text: str, item_chars: int = MAX_ITEM_CHARS) -> seriali
 
 def trigger_phrases_field() -> serializers.ListField:
     return text_list_field("Phrases that should bring this back when a query contains them.", MAX_PHRASE_CHARS)
-
-
-class AtLeastOneFieldMixin:
-    """A PATCH body that changes nothing is a mistake worth reporting."""
-
-    def validate(self, attrs):
-        if not attrs:
-            raise serializers.ValidationError(f"Give at least one field to change: {', '.join(self.fields)}.")
-        return attrs
 
 
 # --- Responses -----------------------------------------------------------------------------------
