@@ -20,7 +20,7 @@ from channels.db import database_sync_to_async
 from apps.accounts.models import User
 from apps.core.exceptions import Conflict
 from apps.mcp.server import client_key
-from apps.projects.models import Session
+from apps.projects.models import Project, Session
 from apps.projects.representations import decision_dict, edge_dict, episode_dict, issue_dict, project_dict
 from apps.projects.services import (
     context_get, decision_add, edge_add, edges_check, issue_add, issue_update, project_export, project_update,
@@ -99,7 +99,7 @@ async def mind_add_decision(actor: User, params: AddDecisionInput) -> dict[str, 
         )
         decision = added.decision
         intent = " ".join([decision.title, decision.description, decision.context, decision.reasoning])
-        return added, _check_write(actor, session, decision.project_id, intent=intent)
+        return added, _check_write(actor, session, decision.project, intent=intent)
 
     added, warnings = await _with_current_session(actor, add)
     data = {"decision": decision_dict(added.decision)}
@@ -116,7 +116,7 @@ async def mind_add_issue(actor: User, params: AddIssueInput) -> dict[str, Any]:
             symptoms=params.symptoms, trigger_phrases=params.trigger_phrases,
         )
         text = " ".join([issue.title, issue.description, *issue.symptoms])
-        return issue, _check_write(actor, session, issue.project_id, intent=text, symptom_text=text)
+        return issue, _check_write(actor, session, issue.project, intent=text, symptom_text=text)
 
     issue, warnings = await _with_current_session(actor, add)
     return _with_warnings({"issue": issue_dict(issue)}, warnings)
@@ -180,10 +180,10 @@ def _project_required(project_id: str | None, session: Session | None, *, may_na
     return session.project_id
 
 
-def _check_write(actor: User, session: Session | None, project_id, **text) -> list:
+def _check_write(actor: User, session: Session | None, project: Project, **text) -> list:
     """Mind checks sharp edges inside add_decision and add_issue too (REFERENCE.md): in a session, what
     was just written is checked as an intent (an issue's text also against edges' symptoms)."""
-    return edges_check(actor=actor, project_id=project_id, session=session, **text) if session else []
+    return edges_check(actor=actor, project=project, session=session, **text) if session else []
 
 
 def _with_warnings(data: dict[str, Any], warnings: list) -> dict[str, Any]:

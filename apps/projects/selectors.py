@@ -58,21 +58,32 @@ def project_find(*, actor: User, name: str | None = None, repo_path: str | None 
     return queryset.order_by(*order, "-updated_at").first()
 
 
-def project_list(*, actor: User, status: str | None = None, include_deleted: bool = False) -> QuerySet[Project]:
+def project_list(*, actor: User, status: str | None = None, include_deleted: bool = False,
+                 only_deleted: bool = False) -> QuerySet[Project]:
     """Readable projects, newest activity first, each with ``open_issue_count`` (live issues not resolved
     or won't-fix), in one query."""
-    queryset = projects_readable(actor=actor, include_deleted=include_deleted)
+    queryset = _only_deleted(projects_readable(actor=actor, include_deleted=include_deleted or only_deleted),
+                             only_deleted)
     if status is not None:
         queryset = queryset.filter(status=clean_choice(status, field="status", choices=Project.Status.values))
     open_issues = Q(issues__deleted_at__isnull=True) & ~Q(issues__status__in=Issue.CLOSED)
     return queryset.select_related("owner").annotate(open_issue_count=Count("issues", filter=open_issues))
 
 
+def project_checked(*, actor: User, project_id) -> Project:
+    """The project a list is scoped to: ``project_id``, or the Project itself when the caller has read it
+    with project_get already (a page showing several lists reads it once). An instance cannot widen
+    access: every list also filters on the actor's readable cubes."""
+    return project_id if isinstance(project_id, Project) else project_get(actor=actor, project_id=project_id)
+
+
 # Sessions
 
 def session_list(*, actor: User, project_id) -> QuerySet[Session]:
-    project = project_get(actor=actor, project_id=project_id)
-    return Session.objects.filter(project=project).select_related("project")
+    """``project_id``: an id or an already-read Project (project_checked)."""
+    project = project_checked(actor=actor, project_id=project_id)
+    return (Session.objects.filter(project=project, project__cube_id__in=cube_ids_readable(actor=actor))
+            .select_related("project"))
 
 
 def session_get(*, actor: User, session_id) -> Session:
@@ -109,25 +120,35 @@ def entity_get(*, actor: User, kind: str, entity_id, include_deleted: bool = Fal
     return entity
 
 
-def _entity_list(*, actor: User, kind: str, project_id=None, include_deleted: bool = False) -> QuerySet:
-    queryset = entities_readable(actor=actor, kind=kind, include_deleted=include_deleted).select_related("project")
+def _only_deleted(queryset: QuerySet, only_deleted: bool) -> QuerySet:
+    """Lists show live rows, or live and deleted ones (``include_deleted``), or only deleted ones."""
+    return queryset.filter(deleted_at__isnull=False) if only_deleted else queryset
+
+
+def _entity_list(*, actor: User, kind: str, project_id=None, include_deleted: bool = False,
+                 only_deleted: bool = False) -> QuerySet:
+    queryset = _only_deleted(
+        entities_readable(actor=actor, kind=kind, include_deleted=include_deleted or only_deleted), only_deleted,
+    ).select_related("project")
     if project_id is not None:
-        queryset = queryset.filter(project=project_get(actor=actor, project_id=project_id))
+        queryset = queryset.filter(project=project_checked(actor=actor, project_id=project_id))
     return queryset
 
 
 def decision_list(*, actor: User, project_id=None, status: str | None = None,
-                  include_deleted: bool = False) -> QuerySet[Decision]:
-    queryset = _entity_list(actor=actor, kind="decision", project_id=project_id, include_deleted=include_deleted)
+                  include_deleted: bool = False, only_deleted: bool = False) -> QuerySet[Decision]:
+    queryset = _entity_list(actor=actor, kind="decision", project_id=project_id, include_deleted=include_deleted,
+                            only_deleted=only_deleted)
     if status is not None:
         queryset = queryset.filter(status=clean_choice(status, field="status", choices=Decision.Status.values))
     return queryset.select_related("superseded_by")
 
 
 def issue_list(*, actor: User, project_id=None, status: str | None = None, severity: str | None = None,
-               open_only: bool = False, include_deleted: bool = False) -> QuerySet[Issue]:
+               open_only: bool = False, include_deleted: bool = False, only_deleted: bool = False) -> QuerySet[Issue]:
     """``open_only`` keeps issues that are neither resolved nor won't-fix."""
-    queryset = _entity_list(actor=actor, kind="issue", project_id=project_id, include_deleted=include_deleted)
+    queryset = _entity_list(actor=actor, kind="issue", project_id=project_id, include_deleted=include_deleted,
+                            only_deleted=only_deleted)
     if status is not None:
         queryset = queryset.filter(status=clean_choice(status, field="status", choices=Issue.Status.values))
     if severity is not None:
@@ -138,22 +159,24 @@ def issue_list(*, actor: User, project_id=None, status: str | None = None, sever
 
 
 def edge_list(*, actor: User, project_id=None, include_global: bool = False, global_only: bool = False,
-              include_deleted: bool = False) -> QuerySet[SharpEdge]:
+              include_deleted: bool = False, only_deleted: bool = False) -> QuerySet[SharpEdge]:
     """Sharp edges: of one project (plus the readable global ones with ``include_global``), only the
     global ones (``global_only``), or all readable ones."""
-    queryset = entities_readable(actor=actor, kind="sharp_edge", include_deleted=include_deleted)
+    readable = entities_readable(actor=actor, kind="sharp_edge", include_deleted=include_deleted or only_deleted)
+    queryset = _only_deleted(readable, only_deleted)
     if global_only:
         queryset = queryset.filter(project__isnull=True)
     elif project_id is not None:
-        project = project_get(actor=actor, project_id=project_id)
+        project = project_checked(actor=actor, project_id=project_id)
         queryset = queryset.filter(Q(project=project) | Q(project__isnull=True)) if include_global \
             else queryset.filter(project=project)
     return queryset.select_related("project")
 
 
-def episode_list(*, actor: User, project_id=None, include_deleted: bool = False) -> QuerySet[Episode]:
-    return _entity_list(actor=actor, kind="episode", project_id=project_id,
-                        include_deleted=include_deleted).select_related("session")
+def episode_list(*, actor: User, project_id=None, include_deleted: bool = False,
+                 only_deleted: bool = False) -> QuerySet[Episode]:
+    return _entity_list(actor=actor, kind="episode", project_id=project_id, include_deleted=include_deleted,
+                        only_deleted=only_deleted).select_related("session")
 
 
 def decision_get(*, actor: User, decision_id, include_deleted: bool = False) -> Decision:

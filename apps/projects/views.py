@@ -27,8 +27,8 @@ from apps.projects.forms import (
 )
 from apps.projects.models import Issue
 from apps.projects.selectors import (
-    decision_get, decision_list, edge_get, edge_list, entity_get, episode_get, episode_list, issue_get, issue_list,
-    project_get, project_list, session_list,
+    ENTITY_LABELS, decision_get, decision_list, edge_get, edge_list, entity_get, episode_get, episode_list, issue_get,
+    issue_list, project_get, project_list, session_list,
 )
 from apps.projects.services import (
     decision_add, decision_update, edge_add, edge_update, entity_delete, entity_restore, episode_update, issue_add,
@@ -37,12 +37,9 @@ from apps.projects.services import (
 from apps.projects.services.check import edges_check
 from apps.projects.services.export import export_list, export_path, project_export
 
-# URL segment -> (the services' kind, what people call it).
-ENTITY_KINDS: dict[str, tuple[str, str]] = {
-    "decisions": ("decision", "decision"),
-    "issues": ("issue", "issue"),
-    "edges": ("sharp_edge", "sharp edge"),
-    "episodes": ("episode", "episode"),
+# URL segment -> the services' kind.
+ENTITY_KINDS: dict[str, str] = {
+    "decisions": "decision", "issues": "issue", "edges": "sharp_edge", "episodes": "episode",
 }
 
 
@@ -133,16 +130,16 @@ def project_detail(request, project_id):
     project = project_get(actor=request.user, project_id=project_id)
     show_deleted = request.GET.get("deleted") == "1"
     # Deleted entities are listed too (marked, with Restore) only when asked for.
-    scope = {"actor": request.user, "project_id": project.pk, "include_deleted": show_deleted}
+    scope = {"actor": request.user, "project_id": project, "include_deleted": show_deleted}
     issues = list(issue_list(**scope))
     return render(request, "projects/project_detail.html", {
         "project": project, "show_deleted": show_deleted,
-        "primer": project_primer(actor=request.user, project_id=project.pk).primer,
+        "primer": project_primer(actor=request.user, project_id=project).primer,
         "decisions": decision_list(**scope), "edges": edge_list(**scope, include_global=True),
         "episodes": episode_list(**scope),
         "issue_groups": _issues_by_severity(issues),
         "open_issue_count": sum(1 for issue in issues if issue.status not in Issue.CLOSED and not issue.is_deleted),
-        "sessions": session_list(actor=request.user, project_id=project.pk),
+        "sessions": session_list(actor=request.user, project_id=project),
         "export_form": ExportForm(initial={"project": project.pk}),
     })
 
@@ -345,8 +342,9 @@ def edge_edit(request, entity_id):
 
 
 def _entity(request, segment: str, entity_id):
-    kind, label = ENTITY_KINDS[segment]
-    return kind, entity_get(actor=request.user, kind=kind, entity_id=entity_id, include_deleted=True), label
+    kind = ENTITY_KINDS[segment]
+    entity = entity_get(actor=request.user, kind=kind, entity_id=entity_id, include_deleted=True)
+    return kind, entity, ENTITY_LABELS[kind].lower()
 
 
 @login_required

@@ -63,11 +63,8 @@ def _paginated(view: generics.GenericAPIView, items, serializer_class) -> Respon
 
 
 def _listed(view: generics.GenericAPIView, query: dict, serializer_class, select: Callable[..., QuerySet]) -> Response:
-    """A page of what a list selector returns for the query's ``deleted`` choice: the selectors hide or
-    include soft-deleted rows, and ``deleted=only`` keeps just those."""
-    rows = select(include_deleted=query["deleted"] != "exclude")
-    if query["deleted"] == "only":
-        rows = rows.filter(deleted_at__isnull=False)
+    """A page of what a list selector returns for the query's ``deleted`` choice (exclude, include, only)."""
+    rows = select(include_deleted=query["deleted"] == "include", only_deleted=query["deleted"] == "only")
     return _paginated(view, rows, serializer_class)
 
 

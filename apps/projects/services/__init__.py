@@ -1,7 +1,7 @@
 """Writes of Mind, one module an area; import them from here.
 
-projects, entities and nodes are the core of the app; check, context, export and sessions are owned by
-helper "intelligence".
+projects, entities and nodes keep the records and their memory-graph nodes; check, context, export and
+sessions read them to warn, rank, export and brief.
 """
 from apps.projects.services.check import EdgeWarning, edges_check  # noqa: F401
 from apps.projects.services.context import ContextResult, context_get  # noqa: F401

@@ -142,10 +142,13 @@ def _own_session(*, actor: User, session: Session) -> Session:
 
 
 def edges_check(*, actor: User, code=None, intent=None, context=None, project_id=None, session: Session | None = None,
-                symptom_text=None) -> list[EdgeWarning]:
-    """The warnings of the sharp edges that apply (see the module docstring for the rules)."""
+                symptom_text=None, project: Project | None = None) -> list[EdgeWarning]:
+    """The warnings of the sharp edges that apply (see the module docstring for the rules). A service
+    that has already read the project with project_get passes it as ``project`` instead of
+    ``project_id``; it only narrows, since the edges are read through edge_list as ``actor``."""
     cleaned_context = clean_check_context(context)
-    project = project_get(actor=actor, project_id=project_id) if project_id is not None else None
+    if project_id is not None:
+        project = project_get(actor=actor, project_id=project_id)
     if project is None and session is not None:
         project = session.project
     check = CheckInput(

@@ -218,6 +218,5 @@ def context_get(*, actor: User, query, types=None, project_id=None, include_glob
         targets[kind].extend(_accessed(ENTITY_MODELS[kind], [pk for pk, _ in ranked], now))
         result.scores.update(dict(ranked))
     if session is not None:
-        result.warnings = edges_check(actor=actor, intent=query, project_id=project.pk if project else None,
-                                      session=session)
+        result.warnings = edges_check(actor=actor, intent=query, project=project, session=session)
     return result

@@ -46,7 +46,7 @@ from apps.core.exceptions import Conflict, InvalidInput, NotFound
 from apps.cubes.selectors import cube_ids_readable
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.projects.patterns import shared_keywords, text_keywords
-from apps.projects.selectors import project_find, project_get, projects_readable, session_get
+from apps.projects.selectors import project_checked, project_find, projects_readable, session_get
 from apps.projects.services.check import edges_check
 from apps.projects.services.entities import episode_create
 from apps.projects.services.projects import project_create, project_get_writable
@@ -271,7 +271,7 @@ def _briefing(*, actor: User, project: Project, now: datetime, session: Session 
                         decision_points, situation)
     pending = [d for d in decisions if d.revisit_if and condition_holds(d.revisit_if, situation.words)]
     intent = " ".join([project.current_goal, *project.blocked_by, *project.open_threads])
-    warnings = edges_check(actor=actor, intent=intent, project_id=project.pk, session=session)
+    warnings = edges_check(actor=actor, intent=intent, project=project, session=session)
     edges = [warning.edge for warning in warnings]
     primer = build_primer(project=project, last=last, issues=issues, pending=pending, decisions=decisions,
                           edges=edges, now=now)
@@ -280,8 +280,8 @@ def _briefing(*, actor: User, project: Project, now: datetime, session: Session 
 
 def project_primer(*, actor: User, project_id) -> Briefing:
     """The primer the next session on a readable project would start with, without starting one (the
-    dashboard shows it); nothing is recorded as warned."""
-    return _briefing(actor=actor, project=project_get(actor=actor, project_id=project_id), now=timezone.now())
+    dashboard shows it); nothing is recorded as warned. ``project_id``: an id or an already-read Project."""
+    return _briefing(actor=actor, project=project_checked(actor=actor, project_id=project_id), now=timezone.now())
 
 
 @transaction.atomic
