@@ -75,6 +75,29 @@ def completions_url() -> str:
     return f"{settings.ENGRAM_LLM_BASE_URL.rstrip('/')}/chat/completions"
 
 
+def _auth_headers() -> dict[str, str]:
+    return {"Authorization": f"Bearer {settings.ENGRAM_LLM_API_KEY}"} if settings.ENGRAM_LLM_API_KEY else {}
+
+
+def status(*, timeout: float) -> dict:
+    """How chat answers, for health reports. A configured OpenAI-compatible endpoint must answer GET {base}/models
+    (every such server has it, and it costs no generation); without one, chat answers with the client's model or
+    extracts."""
+    if not endpoint_configured():
+        return {"ok": True, "configured": False,
+                "detail": "No ENGRAM_LLM_BASE_URL: chat answers with the MCP client's model (sampling) or "
+                          "extractively."}
+    url = f"{settings.ENGRAM_LLM_BASE_URL.rstrip('/')}/models"
+    state = {"configured": True, "url": completions_url(), "model": settings.ENGRAM_LLM_MODEL}
+    try:
+        response = httpx.get(url, headers=_auth_headers(), timeout=timeout)
+    except httpx.HTTPError as exc:
+        return {**state, "ok": False, "detail": f"GET {url}: {type(exc).__name__}"}
+    if response.status_code != 200:
+        return {**state, "ok": False, "detail": f"GET {url}: HTTP {response.status_code}"}
+    return {**state, "ok": True}
+
+
 def complete(*, messages: list[Message], max_tokens: int, sources: list[Source], query: str,
              generate: Generate | None = None) -> Completion:
     """An answer from the first backend available (see the module docstring). Runs outside any transaction:
@@ -88,7 +111,7 @@ def complete(*, messages: list[Message], max_tokens: int, sources: list[Source],
 
 def _endpoint_completion(messages: list[Message], max_tokens: int) -> Completion:
     url = completions_url()
-    headers = {"Authorization": f"Bearer {settings.ENGRAM_LLM_API_KEY}"} if settings.ENGRAM_LLM_API_KEY else {}
+    headers = _auth_headers()
     body = {"model": settings.ENGRAM_LLM_MODEL, "messages": messages, "max_tokens": max_tokens, "stream": False}
     try:
         response = httpx.post(url, json=body, headers=headers, timeout=settings.ENGRAM_LLM_TIMEOUT_SECONDS)

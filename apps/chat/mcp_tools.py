@@ -25,7 +25,7 @@ from mcp_types.version import is_version_at_least
 
 from apps.accounts.models import User
 from apps.chat.llm import Generate, Message
-from apps.chat.services import chat_history as chat_history_page
+from apps.chat.selectors import chat_history as chat_history_page
 from apps.chat.services import chat_send
 from apps.mcp.envelopes import iso_timestamp
 from apps.mcp.errors import parameters

@@ -23,10 +23,7 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.chat.llm import Completion, Generate, Message, Source, complete, estimate_tokens
 from apps.chat.models import MAX_TITLE_CHARS, ChatMessage, ChatSession
-from apps.chat.selectors import (  # noqa: F401 (chat_history and chat_session_list are the module's API too)
-    ChatHistory, chat_history, chat_messages, chat_session_get, chat_session_latest, chat_session_list,
-    clean_whole_number,
-)
+from apps.chat.selectors import chat_messages, chat_session_get, chat_session_latest, clean_whole_number
 from apps.core.exceptions import InvalidInput, NotFound
 from apps.memories.models import Memory
 from apps.memories.services import memory_retrieve

@@ -74,7 +74,6 @@ def chat_clear_view(request, session_id: str):
 
 def _conversation(request, *, session_id: str | None) -> HttpResponse:
     cubes = list(cube_list(actor=request.user))
-    history, offset = _history(request, session_id) if session_id else (None, 0)
     form = ChatForm(request.POST or None, cubes=cubes, initial={
         "cubes": request.GET.getlist("cube"), **({"top_k": request.GET["top_k"]} if "top_k" in request.GET else {}),
     })
@@ -91,6 +90,8 @@ def _conversation(request, *, session_id: str | None) -> HttpResponse:
             keep = urlencode([("cube", cube_id) for cube_id in form.cleaned_data["cubes"]]
                              + ([("top_k", top_k)] if top_k is not None else []))
             return redirect(f"{reverse('chat:session', args=[reply.session.pk])}?{keep}#message-{reply.message.pk}")
+    # Read after asking: an answered question redirects, so its page is read once, on the GET that follows.
+    history, offset = _history(request, session_id) if session_id else (None, 0)
     return render(request, "chat/chat.html", {
         "form": form, "session": history.session if history else None, "history": history,
         "turns": _turns(request, history.messages) if history else [],

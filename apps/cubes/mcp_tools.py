@@ -12,7 +12,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from channels.db import database_sync_to_async
-from django.conf import settings
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -20,7 +19,7 @@ from apps.core.exceptions import InvalidInput, NotFound
 from apps.cubes.models import Cube
 from apps.cubes.selectors import access_check, cube_get_readable, cube_list, cube_list_with_stats, cube_statistics
 from apps.cubes.services import cube_register
-from apps.mcp.envelopes import iso_timestamp
+from apps.mcp.envelopes import iso_or_none
 from apps.mcp.errors import parameters
 from apps.memories.models import Memory
 from apps.memories.selectors import memory_get
@@ -36,22 +35,6 @@ if TYPE_CHECKING:
 
 # Retrieval's own field names -> MemGOS's.
 SEARCH_PARAMETERS = {"text": "query", "limit": "top_k"}
-
-
-def _iso(moment) -> str | None:
-    return iso_timestamp(moment) if moment is not None else None
-
-
-def _within_content_limit(content: str, *, parameter: str) -> str:
-    """The seed allows 50000 characters; this server stores what its ENGRAM_MAX_CONTENT_CHARS allows, and says so."""
-    limit = settings.ENGRAM_MAX_CONTENT_CHARS
-    if len(content.strip()) > limit:
-        raise InvalidInput(
-            f"{parameter} is {len(content.strip())} characters long; this Engram server stores at most {limit} "
-            f"characters a memory (its ENGRAM_MAX_CONTENT_CHARS setting). Split the content into several memories.",
-            field=parameter, extra={"limit": limit, "setting": "ENGRAM_MAX_CONTENT_CHARS"},
-        )
-    return content
 
 
 def _memory_in_cube(*, actor: User, memory_id: str, cube_id: str) -> Memory:
@@ -92,7 +75,8 @@ async def search_memories(actor: User, params: SearchMemoriesInput) -> dict[str,
         memory = item.memory
         by_cube.setdefault(memory.cube_id, []).append({
             "id": str(memory.pk), "content": memory.content,
-            "metadata": {**memory.metadata, "score": round(item.score, 4), "created_at": _iso(memory.created_at)},
+            "metadata": {**memory.metadata, "score": round(item.score, 4),
+                         "created_at": iso_or_none(memory.created_at)},
         })
     return {
         # MemGOS's activation and parametric memories have no counterpart in Engram: honestly empty.
@@ -118,19 +102,19 @@ async def context_search(actor: User, params: ContextSearchInput) -> dict[str, A
 async def add_memory(actor: User, params: AddMemoryInput) -> dict[str, Any]:
     def add() -> Memory:
         with parameters(content="memory_content", cube="mem_cube_id"):
-            content = _within_content_limit(params.memory_content, parameter="memory_content")
-            return memory_store(actor=actor, content=content, cube_id=params.mem_cube_id,
+            return memory_store(actor=actor, content=params.memory_content, cube_id=params.mem_cube_id,
                                 metadata=params.metadata).memory
 
     memory = await database_sync_to_async(add)()
-    return {"memory_id": str(memory.pk), "cube_id": memory.cube_id, "created_at": _iso(memory.created_at),
+    return {"memory_id": str(memory.pk), "cube_id": memory.cube_id, "created_at": iso_or_none(memory.created_at),
             "message": "Memory added successfully"}
 
 
 async def get_memory(actor: User, params: GetMemoryInput) -> dict[str, Any]:
     memory = await database_sync_to_async(_memory_in_cube)(actor=actor, memory_id=params.memory_id,
                                                            cube_id=params.cube_id)
-    metadata = {**memory.metadata, "created_at": _iso(memory.created_at), "updated_at": _iso(memory.updated_at)}
+    metadata = {**memory.metadata, "created_at": iso_or_none(memory.created_at),
+                "updated_at": iso_or_none(memory.updated_at)}
     return {"memory": {"id": str(memory.pk), "content": memory.content, "metadata": metadata,
                        "cube_id": memory.cube_id}}
 
@@ -140,11 +124,11 @@ async def update_memory(actor: User, params: UpdateMemoryInput) -> dict[str, Any
     def update() -> Memory:
         memory = _memory_in_cube(actor=actor, memory_id=params.memory_id, cube_id=params.cube_id)
         with parameters(content="updated_content", memoryId="memory_id", cube="cube_id"):
-            content = _within_content_limit(params.updated_content, parameter="updated_content")
-            return memory_update(actor=actor, memory_id=memory.pk, content=content, metadata=params.metadata).memory
+            return memory_update(actor=actor, memory_id=memory.pk, content=params.updated_content,
+                                 metadata=params.metadata).memory
 
     memory = await database_sync_to_async(update)()
-    return {"memory_id": str(memory.pk), "updated_at": _iso(memory.updated_at),
+    return {"memory_id": str(memory.pk), "updated_at": iso_or_none(memory.updated_at),
             "message": "Memory updated successfully"}
 
 
@@ -157,7 +141,7 @@ async def delete_memory(actor: User, params: DeleteMemoryInput) -> dict[str, Any
         return memory_get(actor=actor, memory_id=memory.pk, include_deleted=True)
 
     memory = await database_sync_to_async(delete)()
-    return {"memory_id": str(memory.pk), "deleted_at": _iso(memory.deleted_at),
+    return {"memory_id": str(memory.pk), "deleted_at": iso_or_none(memory.deleted_at),
             "message": "Memory deleted successfully"}
 
 
@@ -168,7 +152,8 @@ async def register_cube(actor: User, params: RegisterCubeInput) -> dict[str, Any
                                  description=params.description or "", path=params.cube_path or "")
 
     cube = await database_sync_to_async(register)()
-    return {"cube_id": cube.pk, "created_at": _iso(cube.created_at), "message": "Memory cube registered successfully"}
+    return {"cube_id": cube.pk, "created_at": iso_or_none(cube.created_at),
+            "message": "Memory cube registered successfully"}
 
 
 def cube_rows(*, actor: User, include_stats: bool) -> list[dict[str, Any]]:
@@ -177,8 +162,8 @@ def cube_rows(*, actor: User, include_stats: bool) -> list[dict[str, Any]]:
     rows = []
     for cube in cubes:
         # Engram keeps every cube in its database, always ready: "loaded" is always true.
-        row = {"id": cube.pk, "name": cube.name, "owner_id": str(cube.owner_id), "created_at": _iso(cube.created_at),
-               "is_loaded": True}
+        row = {"id": cube.pk, "name": cube.name, "owner_id": str(cube.owner_id),
+               "created_at": iso_or_none(cube.created_at), "is_loaded": True}
         if include_stats:
             row["memory_count"] = cube.memory_count
         rows.append(row)
@@ -205,11 +190,11 @@ async def cube_info(actor: User, params: CubeInfoInput) -> dict[str, Any]:
         "activation_memories": 0,
         "parametric_memories": 0,
         "total_size_bytes": stats["total_size_bytes"],
-        "last_accessed": _iso(stats["last_accessed"]),
+        "last_accessed": iso_or_none(stats["last_accessed"]),
     }
     return {"cube": {"id": cube.pk, "name": cube.name, "path": cube.path, "owner_id": str(cube.owner_id),
-                     "created_at": _iso(cube.created_at), "updated_at": _iso(cube.updated_at), "is_loaded": True,
-                     "statistics": statistics}}
+                     "created_at": iso_or_none(cube.created_at), "updated_at": iso_or_none(cube.updated_at),
+                     "is_loaded": True, "statistics": statistics}}
 
 
 async def validate_access(actor: User, params: ValidateAccessInput) -> dict[str, Any]:
@@ -219,5 +204,5 @@ async def validate_access(actor: User, params: ValidateAccessInput) -> dict[str,
     return {"access": {
         "user_id": str(actor.pk), "resource_type": params.resource_type, "resource_id": params.resource_id,
         "action": params.action, "has_access": decision.has_access, "reason": decision.reason,
-        "checked_at": _iso(timezone.now()),
+        "checked_at": iso_or_none(timezone.now()),
     }}

@@ -12,7 +12,6 @@ See docs/cubes.md.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from django.db.models import (
@@ -22,7 +21,8 @@ from django.db.models.functions import Cast, Coalesce
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
-from apps.cubes.models import CUBE_ID_PATTERN, Cube, CubeMembership
+from apps.cubes.models import Cube, CubeMembership
+from apps.cubes.validation import is_cube_id
 
 WRITE_ROLES = (CubeMembership.Role.WRITER, CubeMembership.Role.ADMIN)
 OWNER = "owner"
@@ -63,17 +63,12 @@ def cube_ids_writable(*, actor: User) -> QuerySet:
     ).values("id")
 
 
-def _valid_cube_id(cube_id) -> bool:
-    # An id that breaks the id pattern (a NUL byte, a slash) cannot exist, so it never reaches SQL.
-    return isinstance(cube_id, str) and len(cube_id) <= 100 and re.fullmatch(CUBE_ID_PATTERN, cube_id) is not None
-
-
 def _cube_not_found(cube_id) -> NotFound:
     return NotFound(f"Cube '{cube_id}' not found.", extra={"field": "cube"})
 
 
 def _get_cube(queryset: QuerySet[Cube], cube_id) -> Cube:
-    cube = queryset.filter(pk=cube_id).first() if _valid_cube_id(cube_id) else None
+    cube = queryset.filter(pk=cube_id).first() if is_cube_id(cube_id) else None
     if cube is None:
         raise _cube_not_found(cube_id)
     return cube
@@ -108,8 +103,14 @@ def _decide(cube: Cube | None, *, role: str | None, action: str, resource: str =
     return AccessDecision(False, f"{ROLE_REASONS[role]} ({action} needs {needed} or higher)", role)
 
 
+def cube_allows(cube: Cube, action: str) -> bool:
+    """Whether the actor whose role ``cube`` was read with (cube_get_with_stats, cube_get_for) may take
+    ``action`` on it: the pages ask this to show only the controls that will work."""
+    return _decide(cube, role=cube.role, action=action).has_access
+
+
 def _lookup(*, actor: User, cube_id) -> Cube | None:
-    if not _valid_cube_id(cube_id):
+    if not is_cube_id(cube_id):
         return None
     return _with_role(Cube.objects.all(), actor).filter(pk=cube_id).first()
 

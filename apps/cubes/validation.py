@@ -27,6 +27,12 @@ def _string(value, *, field: str, max_chars: int) -> str:
     return value
 
 
+def is_cube_id(value) -> bool:
+    """Whether ``value`` can be a cube id at all: one that cannot (a NUL byte, a slash) never reaches SQL."""
+    return (isinstance(value, str) and len(value) <= MAX_CUBE_ID_CHARS
+            and re.fullmatch(CUBE_ID_PATTERN, value) is not None)
+
+
 def clean_cube_id(value, *, field: str = "cube_id") -> str:
     """The seed's rule: 1 to 100 of letters, digits, '_' and '-'."""
     if not isinstance(value, str) or not value:

@@ -22,7 +22,7 @@ from apps.core.exceptions import DomainError, NotFound, PermissionDenied
 from apps.cubes.forms import CubeEditForm, CubeRegisterForm, CubeShareForm
 from apps.cubes.models import Cube
 from apps.cubes.selectors import (
-    OWNER, ROLE_RANK, cube_get_for, cube_get_with_stats, cube_list_with_stats, cube_members, cube_statistics,
+    OWNER, cube_allows, cube_get_for, cube_get_with_stats, cube_list_with_stats, cube_members, cube_statistics,
     cubes_unregistered,
 )
 from apps.cubes.services import (
@@ -46,19 +46,19 @@ def _permitted(request, cube_id: str, action: str) -> Cube | None:
         return None
 
 
-def _submit(form, call: Callable[[], object]) -> bool:
-    """Call the service with the valid form's data; whether it worked. Its complaint goes next to the field
-    it names: "user 'zed' not found" is a field error, while a cube gone meanwhile is the 404 page."""
+def _submit(form, call: Callable[[], object]) -> object | None:
+    """Call the service with the valid form's data; what it returned, or None when it did not work. Its
+    complaint goes next to the field it names: "user 'zed' not found" is a field error, while a cube gone
+    meanwhile is the 404 page."""
     if not form.is_valid():
-        return False
+        return None
     try:
-        call()
+        return call()
     except DomainError as error:
         if isinstance(error, NotFound) and error.extra.get("field") not in form.fields:
             raise
         add_service_error(form, error)
-        return False
-    return True
+        return None
 
 
 def _act(request, call: Callable[[], object], success: str) -> bool:
@@ -81,11 +81,11 @@ def cube_index(request):
     """The readable cubes with the actor's role and memory count, and the New cube form (a POST registers);
     with ?unregistered=1 also the actor's own unregistered cubes, to restore or delete for good."""
     form = CubeRegisterForm(request.POST or None)
-    registered: list[Cube] = []
-    if request.method == "POST" and _submit(
-            form, lambda: registered.append(cube_register(actor=request.user, **form.service_arguments()))):
-        messages.success(request, f"Cube “{registered[0].name}” registered.")
-        return _cube_page(registered[0].pk)
+    registered = request.method == "POST" and _submit(
+        form, lambda: cube_register(actor=request.user, **form.service_arguments()))
+    if registered:
+        messages.success(request, f"Cube “{registered.name}” registered.")
+        return _cube_page(registered.pk)
     show_unregistered = request.GET.get("unregistered") == "1"
     return render(request, "cubes/cube_list.html", {
         "cubes": cube_list_with_stats(actor=request.user), "form": form, "show_unregistered": show_unregistered,
@@ -98,7 +98,7 @@ def _detail_page(request, cube_id: str, *, share_form: CubeShareForm | None = No
     return render(request, "cubes/cube_detail.html", {
         "cube": cube, "stats": cube_statistics(actor=request.user, cube_id=cube.pk),
         "members": cube_members(actor=request.user, cube_id=cube.pk),
-        "can_admin": ROLE_RANK[cube.role] >= ROLE_RANK["admin"], "is_owner": cube.role == OWNER,
+        "can_admin": cube_allows(cube, "admin"), "is_owner": cube.role == OWNER,
         "share_form": share_form or CubeShareForm(),
     })
 
@@ -117,10 +117,8 @@ def cube_share_view(request, cube_id: str):
     if _permitted(request, cube_id, "admin") is None:
         return _cube_page(cube_id)
     form = CubeShareForm(request.POST)
-    shared: list = []
-    if _submit(form, lambda: shared.append(cube_share(actor=request.user, cube_id=cube_id,
-                                                          **form.service_arguments()))):
-        membership = shared[0]
+    membership = _submit(form, lambda: cube_share(actor=request.user, cube_id=cube_id, **form.service_arguments()))
+    if membership:
         messages.success(request, f"Cube shared with {membership.user.get_username()} as {membership.role}.")
         return _cube_page(cube_id)
     return _detail_page(request, cube_id, share_form=form)

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from mcp_types import CallToolResult, TextContent
 
-from apps.mcp.errors import MISSING_PARAMETER, ToolFailure
+from apps.mcp.errors import MISSING_PARAMETER, UNKNOWN_PARAMETER, ToolFailure
 from apps.memories.models import SECTORS
 
 
@@ -36,6 +36,24 @@ def tool_result(payload: dict[str, Any], *, is_error: bool) -> CallToolResult:
 def iso_timestamp(moment: datetime) -> str:
     """ISO 8601 in UTC with a Z, to the millisecond (the form JavaScript clients produce and parse)."""
     return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def iso_or_none(moment: datetime | None) -> str | None:
+    """``iso_timestamp``, or None for a moment that never happened (a user who never logged in)."""
+    return iso_timestamp(moment) if moment is not None else None
+
+
+def snake_case_unknown_parameter(failure: ToolFailure) -> str | None:
+    """For profiles whose argument names are snake_case: the shared wording of an unknown argument speaks of
+    camelCase names, so say plainly to remove it."""
+    if failure.message.startswith(UNKNOWN_PARAMETER) and failure.field:
+        return f"Remove {failure.field}: the tool's input schema does not have it (names are snake_case)."
+    return None
+
+
+def check_field_suggestion(failure: ToolFailure) -> str:
+    """The suggestion of last resort: look again at the field at fault, or at the schema."""
+    return f"Check {failure.field} and try again." if failure.field else "Check the tool's input schema."
 
 
 class ThoughtMcpEnvelope:
@@ -65,7 +83,7 @@ class ThoughtMcpEnvelope:
         solution = next((text for phrase, text in self.SOLUTIONS.items() if failure.message.startswith(phrase)), None)
         parts = [part for part in (solution, failure.suggestion) if part]
         if not parts:
-            parts = [f"Check {failure.field} and try again." if failure.field else "Check the tool's input schema."]
+            parts = [check_field_suggestion(failure)]
         return ". ".join(part.rstrip(".") for part in parts) + "."
 
 
@@ -89,8 +107,6 @@ class MindEnvelope:
         "SESSION_NOT_ACTIVE": "Call mind_start_session (with project_id, project_name or detect_from_path) first.",
         "ENTITY_NOT_FOUND": "Use an id that a Mind tool returned for one of your projects.",
     }
-    UNKNOWN_PARAMETER = "Unknown parameter"
-
     def success(self, data: dict[str, Any], *, components_used: tuple[str, ...], processing_ms: int) -> CallToolResult:
         return tool_result(data, is_error=False)
 
@@ -108,14 +124,8 @@ class MindEnvelope:
         return "ENTITY_NOT_FOUND" if code.endswith("not_found") else "INTERNAL_ERROR"
 
     def _suggestion(self, failure: ToolFailure, code: str) -> str:
-        if failure.message.startswith(self.UNKNOWN_PARAMETER) and failure.field:
-            # The shared wording speaks of camelCase names; Mind's names are the seed's snake_case.
-            return f"Remove {failure.field}: the tool's input schema does not have it (names are snake_case)."
-        if failure.suggestion:
-            return failure.suggestion
-        if code in self.SUGGESTIONS:
-            return self.SUGGESTIONS[code]
-        return f"Check {failure.field} and try again." if failure.field else "Check the tool's input schema."
+        return (snake_case_unknown_parameter(failure) or failure.suggestion or self.SUGGESTIONS.get(code)
+                or check_field_suggestion(failure))
 
 
 class MemGosEnvelope:
@@ -133,7 +143,6 @@ class MemGosEnvelope:
         "llm_unavailable": ("network_error", "LLM_UNAVAILABLE"),
     }
     UNAUTHENTICATED = "Authentication required"
-    UNKNOWN_PARAMETER = "Unknown parameter"
 
     def success(self, data: dict[str, Any], *, components_used: tuple[str, ...], processing_ms: int) -> CallToolResult:
         return tool_result({"success": True, **data}, is_error=False)
@@ -152,7 +161,7 @@ class MemGosEnvelope:
     def _parameter(self, failure: ToolFailure) -> str:
         """The argument at fault as the caller spells it: an unknown one as sent, a shared service's camelCase
         name (userId, memoryId) as MemGOS's snake_case argument."""
-        if failure.message.startswith(self.UNKNOWN_PARAMETER):
+        if failure.message.startswith(UNKNOWN_PARAMETER):
             return failure.field
         return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda match: "_" + match.group(1).lower(), failure.field)
 
@@ -173,7 +182,4 @@ class MemGosEnvelope:
             f"Required parameters {', '.join(names)} are missing"
 
     def _suggestion(self, failure: ToolFailure) -> str | None:
-        if failure.message.startswith(self.UNKNOWN_PARAMETER) and failure.field:
-            # The shared wording speaks of camelCase names; MemGOS's names are the seed's snake_case.
-            return f"Remove {failure.field}: the tool's input schema does not have it (names are snake_case)."
-        return failure.suggestion
+        return snake_case_unknown_parameter(failure) or failure.suggestion

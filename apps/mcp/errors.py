@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from apps.core.exceptions import DomainError
 
 MISSING_PARAMETER = "Missing required parameter"
+UNKNOWN_PARAMETER = "Unknown parameter"
 INTERNAL_ERROR = "Internal server error"
 
 
@@ -51,7 +52,7 @@ def _argument_failure(exc: ValidationError) -> ToolFailure:
     first = errors[0]
     field = _field_path(first["loc"])
     if first["type"] == "extra_forbidden":
-        return ToolFailure(message=f"Unknown parameter: {field}", code="invalid_input", field=field,
+        return ToolFailure(message=f"{UNKNOWN_PARAMETER}: {field}", code="invalid_input", field=field,
                            suggestion=f"Remove {field}: the tool's input schema does not have it (names are camelCase).")
     return ToolFailure(message=f"Invalid {field}: {first['msg']}", code="invalid_input", field=field,
                        suggestion=f"Send {field} as the tool's input schema describes.")

@@ -8,7 +8,6 @@ in the profile's own envelope (with ``isError``), like every other failure, not 
 from __future__ import annotations
 
 import logging
-import re
 import time
 import uuid
 import weakref
@@ -24,7 +23,7 @@ from pydantic import ConfigDict, ValidationError
 
 from apps.core.exceptions import DomainError, PermissionDenied
 from apps.core.ratelimit import arate_limit_check
-from apps.cubes.models import CUBE_ID_PATTERN
+from apps.cubes.validation import is_cube_id
 from apps.mcp.auth import acting_user, current_caller
 from apps.mcp.errors import tool_failure
 from apps.mcp.models import McpClientSession
@@ -34,7 +33,6 @@ from apps.mcp.schema import advertised_schema
 logger = logging.getLogger(__name__)
 
 SERVER_VERSION = "1.0.0"
-CUBE_ID_MAX_CHARS = 100  # Cube.id's max_length
 
 # The MCP session a tool call arrived in, as a key that adapters may store (see ``client_key``).
 _client_session: ContextVar[str] = ContextVar("engram_mcp_client_session", default="")
@@ -107,8 +105,7 @@ async def _record_call(arguments: dict[str, Any], *, succeeded: bool) -> None:
 def _cube_ids_named(arguments: dict[str, Any]) -> list[str]:
     several = arguments.get("cube_ids")
     named = [arguments.get("cube_id"), arguments.get("mem_cube_id"), *(several if isinstance(several, list) else [])]
-    return [cube_id for cube_id in named if isinstance(cube_id, str) and re.fullmatch(CUBE_ID_PATTERN, cube_id)
-            and len(cube_id) <= CUBE_ID_MAX_CHARS]
+    return [cube_id for cube_id in named if is_cube_id(cube_id)]
 
 
 def _session_of(ctx: Context) -> str:

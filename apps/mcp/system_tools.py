@@ -12,9 +12,7 @@ from collections import Counter
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
-import httpx
 from channels.db import database_sync_to_async
-from django.conf import settings
 from django.utils import timezone as django_timezone
 
 from apps.accounts.models import User, scopes_allow
@@ -23,7 +21,7 @@ from apps.core import health
 from apps.core.exceptions import NotFound
 from apps.cubes.selectors import cube_ids_readable
 from apps.mcp.auth import READ, WRITE, current_caller
-from apps.mcp.envelopes import iso_timestamp
+from apps.mcp.envelopes import iso_timestamp, iso_or_none
 from apps.mcp.models import McpClientSession
 from apps.mcp.schema import advertised_schema
 from apps.mcp.server import SERVER_VERSION, client_key, tool_context
@@ -51,10 +49,6 @@ def _process_started_at() -> float:
 PROCESS_STARTED_AT = _process_started_at()
 
 
-def _iso(moment: datetime | None) -> str | None:
-    return iso_timestamp(moment) if moment is not None else None
-
-
 def _user_counts(user: User) -> tuple[int, int]:
     """The cubes the user may read and the live memories they own (two COUNT queries)."""
     return (cube_ids_readable(actor=user).count(),
@@ -74,7 +68,7 @@ async def get_user_info(actor: User, params: GetUserInfoInput) -> dict[str, Any]
     return {"user": {
         "user_id": str(actor.pk), "user_name": actor.get_username(), "role": "admin" if actor.is_staff else "user",
         # Engram's accounts keep no modification time; the last login is the latest change it records.
-        "created_at": _iso(actor.date_joined), "updated_at": _iso(actor.last_login or actor.date_joined),
+        "created_at": iso_or_none(actor.date_joined), "updated_at": iso_or_none(actor.last_login or actor.date_joined),
         "is_active": actor.is_active, "permissions": permissions, "cube_count": cube_count,
         "memory_count": memory_count,
     }}
@@ -102,8 +96,8 @@ async def session_info(actor: User, params: SessionInfoInput) -> dict[str, Any]:
     is_current = key == current
     api_mode, api_url = _transport()
     return {"session": {
-        "session_id": key, "user_id": str(actor.pk), "created_at": _iso(record.created_at),
-        "last_activity": _iso(now if is_current else record.last_activity),
+        "session_id": key, "user_id": str(actor.pk), "created_at": iso_or_none(record.created_at),
+        "last_activity": iso_or_none(now if is_current else record.last_activity),
         "is_active": is_current or now - record.last_activity < SESSION_IDLE,
         "api_mode": api_mode, "api_url": api_url,
         "tool_calls_count": record.tool_calls_count + (1 if is_current else 0),
@@ -111,34 +105,13 @@ async def session_info(actor: User, params: SessionInfoInput) -> dict[str, Any]:
     }}
 
 
-def _llm_backend() -> dict[str, Any]:
-    """How chat answers. A configured OpenAI-compatible endpoint must answer GET {base}/models (every such server
-    has it, and it costs no generation); without one, chat answers with the client's model or extracts."""
-    if not llm.endpoint_configured():
-        return {"ok": True, "configured": False,
-                "detail": "No ENGRAM_LLM_BASE_URL: chat answers with the MCP client's model (sampling) or "
-                          "extractively."}
-    url = f"{settings.ENGRAM_LLM_BASE_URL.rstrip('/')}/models"
-    state = {"configured": True, "url": llm.completions_url(), "model": settings.ENGRAM_LLM_MODEL}
-    headers = {"Authorization": f"Bearer {settings.ENGRAM_LLM_API_KEY}"} if settings.ENGRAM_LLM_API_KEY else {}
-    try:
-        response = httpx.get(url, headers=headers, timeout=health.TIMEOUT_SECONDS)
-    except httpx.HTTPError as exc:
-        return {**state, "ok": False, "detail": f"GET {url}: {type(exc).__name__}"}
-    if response.status_code != 200:
-        return {**state, "ok": False, "detail": f"GET {url}: HTTP {response.status_code}"}
-    return {**state, "ok": True}
-
-
 def _checks() -> tuple[dict[str, dict], int]:
     """GET /healthz's checks plus the chat backend, and the database check's round trip in milliseconds."""
     started = time.perf_counter()
     database = health.check_database()
     database_ms = round((time.perf_counter() - started) * 1000)
-    checks = {"database": database, "pgvector": health.check_pgvector(),
-              "embedding_model": health.check_embedding_model(), "broker": health.check_broker(),
-              "channel_layer": health.check_channel_layer(), "llm": _llm_backend()}
-    return checks, database_ms
+    others = {name: check() for name, check in health.CHECKS.items() if name != "database"}
+    return {"database": database, **others, "llm": llm.status(timeout=health.TIMEOUT_SECONDS)}, database_ms
 
 
 def _state(*names: str, checks: dict[str, dict]) -> str:

@@ -4,7 +4,6 @@ Messages follow the ThoughtMCP seed where it has one ("Content cannot be empty",
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -13,7 +12,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from apps.core.exceptions import InvalidInput
-from apps.cubes.models import CUBE_ID_PATTERN
+from apps.cubes.validation import is_cube_id
 from apps.memories.models import SECTORS
 
 MAX_LIMIT = 100
@@ -32,8 +31,9 @@ def clean_content(value, *, field_name: str = "content") -> str:
     limit = settings.ENGRAM_MAX_CONTENT_CHARS
     if len(value) > limit:
         raise InvalidInput(
-            f"Content is {len(value)} characters long; the limit is {limit}. Split it into several memories.",
-            field=field_name,
+            f"Content is {len(value)} characters long; the limit is {limit} (this server's ENGRAM_MAX_CONTENT_CHARS "
+            f"setting). Split it into several memories.",
+            field=field_name, extra={"limit": limit, "setting": "ENGRAM_MAX_CONTENT_CHARS"},
         )
     return value
 
@@ -143,7 +143,7 @@ def clean_cube_ids(value, *, field_name: str = "cube_ids") -> tuple[str, ...]:
     if isinstance(value, str) or not isinstance(value, (list, tuple)):
         raise InvalidInput(f"{field_name} must be a list of cube ids.", field=field_name)
     for index, cube_id in enumerate(value):
-        if not isinstance(cube_id, str) or not re.fullmatch(CUBE_ID_PATTERN, cube_id) or len(cube_id) > 100:
+        if not is_cube_id(cube_id):
             raise InvalidInput(f"{field_name}[{index}] is not a cube id: use 1-100 letters, digits, '_' or '-'.",
                                field=f"{field_name}[{index}]")
     return tuple(dict.fromkeys(value))
