@@ -28,7 +28,8 @@ SECTORS = [choice.value for choice in Sector]
 
 class Memory(TimeStampedModel):
     """A node of the memory graph. Mind's decisions, issues, sharp edges and episodes (apps/projects)
-    are nodes too, of their own kind, whose content their services keep in step with the entity."""
+    are nodes too, of their own kind, whose content their services keep in step with the entity, and so are
+    Thoughtbox's thoughts (apps/reasoning)."""
 
     class Kind(models.TextChoices):
         MEMORY = "memory", "Memory"
@@ -36,6 +37,7 @@ class Memory(TimeStampedModel):
         ISSUE = "issue", "Issue"
         SHARP_EDGE = "sharp_edge", "Sharp edge"
         EPISODE = "episode", "Episode"
+        THOUGHT = "thought", "Thought"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     cube = models.ForeignKey("cubes.Cube", on_delete=models.CASCADE, related_name="memories")

@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "apps.memories",
     "apps.projects",
     "apps.chat",
+    "apps.reasoning",
     "apps.mcp",
     "apps.graph",
     "apps.dashboard",
@@ -225,6 +226,12 @@ ENGRAM_LLM_BASE_URL = env_str("ENGRAM_LLM_BASE_URL")
 ENGRAM_LLM_MODEL = env_str("ENGRAM_LLM_MODEL", "llama3.2")
 ENGRAM_LLM_API_KEY = env_str("ENGRAM_LLM_API_KEY")
 ENGRAM_LLM_TIMEOUT_SECONDS = env_int("ENGRAM_LLM_TIMEOUT_SECONDS", 60)
+
+# --- Reasoning (apps/reasoning) -----------------------------------------------------------------
+# Notebook cells run JavaScript/TypeScript with node on this machine. That is code execution on the server:
+# off unless enabled here; local settings (make run) and the tests turn it on. See README, "Notebooks".
+ENGRAM_NOTEBOOK_EXECUTION = env_bool("ENGRAM_NOTEBOOK_EXECUTION", False)
+ENGRAM_NOTEBOOK_DIR = Path(env_str("ENGRAM_NOTEBOOK_DIR", str(VAR_DIR / "notebooks")))
 
 LOGGING = {
     "version": 1,

@@ -20,3 +20,6 @@ def _local_secret_key() -> str:
 
 
 SECRET_KEY = env_str("DJANGO_SECRET_KEY") or _local_secret_key()
+
+# Notebook cells run code with node: fine on your own machine, off in production unless enabled there.
+ENGRAM_NOTEBOOK_EXECUTION = env_bool("ENGRAM_NOTEBOOK_EXECUTION", True)

@@ -14,6 +14,8 @@ DATABASES["default"]["TEST"] = {"NAME": f"test_engram_{os.environ.get('ENGRAM_TE
 DATABASES["default"]["CONN_MAX_AGE"] = 0
 # Mind exports from tests go to a temporary folder of the run, never into the checkout's var/.
 ENGRAM_EXPORT_DIR = Path(tempfile.gettempdir()) / f"engram-test-exports-{os.environ.get('ENGRAM_TEST_DB', 'main')}"
+ENGRAM_NOTEBOOK_DIR = Path(tempfile.gettempdir()) / f"engram-test-notebooks-{os.environ.get('ENGRAM_TEST_DB', 'main')}"
+ENGRAM_NOTEBOOK_EXECUTION = True
 # The suite makes many calls as one user: rate limits are off, and their tests switch them on.
 ENGRAM_RATE_LIMIT_ENABLED = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
