@@ -263,7 +263,7 @@ def _file_stem(*, data: ExportData, project_id) -> str:
     return f"mind-{slug}-{data.exported_at.astimezone(UTC):%Y%m%dT%H%M%S}"
 
 
-def _write_atomically(folder: Path, stem: str, extension: str, text: str) -> Path:
+def write_atomically(folder: Path, stem: str, extension: str, text: str) -> Path:
     """Write ``text`` under a free name (stem, stem-2, ...) so it appears whole or not at all."""
     folder.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".partial-", suffix=f".{extension}")
@@ -293,7 +293,7 @@ def project_export(*, actor: User, format: str = "json", project_id=None,  # noq
         raise InvalidInput("include_sessions must be true or false.", field="include_sessions")
     data = _read(actor=actor, project_id=project_id, include_sessions=include_sessions)
     text = render_json(data) if format == "json" else render_markdown(data)
-    path = _write_atomically(export_dir(actor), _file_stem(data=data, project_id=project_id), FORMATS[format], text)
+    path = write_atomically(export_dir(actor), _file_stem(data=data, project_id=project_id), FORMATS[format], text)
     return ExportResult(path=path, entities=data.counts())
 
 

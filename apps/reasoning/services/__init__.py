@@ -1,0 +1,1 @@
+"""Writes of the reasoning app, one module per area: thoughts, notebooks, analysis."""
