@@ -232,6 +232,16 @@ ENGRAM_LLM_TIMEOUT_SECONDS = env_int("ENGRAM_LLM_TIMEOUT_SECONDS", 60)
 # off unless enabled here; local settings (make run) and the tests turn it on. See README, "Notebooks".
 ENGRAM_NOTEBOOK_EXECUTION = env_bool("ENGRAM_NOTEBOOK_EXECUTION", False)
 ENGRAM_NOTEBOOK_DIR = Path(env_str("ENGRAM_NOTEBOOK_DIR", str(VAR_DIR / "notebooks")))
+# Limits of one cell run (apps/reasoning/sandbox.py says what each one really enforces).
+ENGRAM_NOTEBOOK_TIMEOUT_SECONDS = env_int("ENGRAM_NOTEBOOK_TIMEOUT_SECONDS", 30)
+ENGRAM_NOTEBOOK_MEMORY_MB = env_int("ENGRAM_NOTEBOOK_MEMORY_MB", 256)
+ENGRAM_NOTEBOOK_OUTPUT_CHARS = env_int("ENGRAM_NOTEBOOK_OUTPUT_CHARS", 100_000)
+ENGRAM_NOTEBOOK_MAX_PROCESSES = env_int("ENGRAM_NOTEBOOK_MAX_PROCESSES", 32)
+ENGRAM_NOTEBOOK_INSTALL_TIMEOUT_SECONDS = env_int("ENGRAM_NOTEBOOK_INSTALL_TIMEOUT_SECONDS", 120)
+# As root, each notebook's cells run as uid BASE + (notebook id mod 100000): keep that range free of real users.
+ENGRAM_NOTEBOOK_SANDBOX_UID_BASE = env_int("ENGRAM_NOTEBOOK_SANDBOX_UID_BASE", 600_000)
+# esbuild for TypeScript cells; default: frontend/node_modules/.bin/esbuild (make frontend), then PATH.
+ENGRAM_NOTEBOOK_ESBUILD = env_str("ENGRAM_NOTEBOOK_ESBUILD")
 
 LOGGING = {
     "version": 1,

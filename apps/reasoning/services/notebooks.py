@@ -1,0 +1,444 @@
+"""Thoughtbox's notebooks: literate documents of markdown and code cells, whose code runs with node in the
+notebook's own directory (apps/reasoning/sandbox.py has the limits and what each one really enforces).
+
+All ten operations of the seed's ``notebook`` tool land here: create, list, load, add_cell, update_cell,
+run_cell, install_deps, list_cells, get_cell, export; plus soft delete and restore. Reads live here too
+(notebook_get, notebook_list, cell_get, cell_list): a notebook is its owner's alone, so every read and
+write filters on ``owner=actor``, and a foreign or malformed id is simply not found.
+
+Input names in errors (``InvalidInput.field``) are the seed's argument names (notebookId, cellId,
+cellType, filename, ...), so an MCP client sees the name it sent.
+
+- Cells have a 0-based ``position``; a new cell goes at the end unless a position is given, and the cells
+  from there on move down one.
+- Code cells need a file name: a plain name (letters, digits, ``_.-``, no folders) whose extension
+  matches the notebook's language (.js/.mjs/.cjs or .ts/.mts), unique in the notebook, since every code
+  cell is written to that file before a run and cells import each other by it.
+- Changing a cell's content or file name clears its last run (the output no longer matches the code).
+- Running and installing execute code, so both refuse with ``execution_disabled`` unless the server
+  enables ``ENGRAM_NOTEBOOK_EXECUTION``. A run takes up to the time limit, so it never holds a transaction:
+  the cell is saved as running, the run happens, then the result is saved. A cell whose code throws is a
+  run like any other (status failed, with its stderr); ``execution_failed`` means the server could not
+  run it at all.
+- install_deps with no packages installs what the notebook lists (after a load).
+- export / load: the .src.md format (apps/reasoning/srcmd.py), in ``ENGRAM_NOTEBOOK_DIR/exports/<user pk>/``;
+  a path is a relative name in that folder, never a server path.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, QuerySet
+from django.utils import timezone
+
+from apps.accounts.models import User
+from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied
+from apps.projects.validation import clean_title, parse_uuid
+from apps.reasoning import sandbox, srcmd
+from apps.reasoning.models import Cell, Notebook
+from apps.reasoning.notebook_templates import TEMPLATES, notebook_templates  # noqa: F401 (part of this API)
+
+MAX_CONTENT_CHARS = 200_000
+MAX_SOURCE_CHARS = 2_000_000
+MAX_CELLS = 500
+MAX_DEPENDENCIES = 20
+EXTENSIONS = {
+    Notebook.Language.JAVASCRIPT: (".js", ".mjs", ".cjs"),
+    Notebook.Language.TYPESCRIPT: (".ts", ".mts"),
+}
+SAFE_FILENAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
+SAFE_PATH_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_. -]{0,99}$")
+# npm package names (lowercase, optionally scoped) with an optional version or range or dist-tag. No ":" and
+# no "/" outside the scope, so no URL, git remote, file: or path can pass.
+NPM_SPEC = re.compile(r"^(?P<name>(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]{0,213})"
+                      r"(?:@(?P<version>[A-Za-z0-9.^~<>=*|+_ -]{1,100}))?$")
+SRC_MD_SUFFIX = ".src.md"
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    notebook: Notebook
+    installed: dict[str, str]  # the packages asked for -> the version npm installed
+    output: str  # npm's own report
+
+
+@dataclass(frozen=True)
+class NotebookExported:
+    text: str
+    path: Path | None
+
+
+# ---- reads -------------------------------------------------------------------------------------------------
+
+def notebook_list(*, actor: User) -> QuerySet[Notebook]:
+    """The actor's live notebooks, most recently changed first, each with ``cell_count``."""
+    return Notebook.objects.filter(owner=actor, deleted_at__isnull=True).annotate(cell_count=Count("cells"))
+
+
+def _notebook_query(*, actor: User, notebook_id, deleted: bool = False) -> QuerySet[Notebook]:
+    pk = parse_uuid(notebook_id, field="notebookId", label="Notebook", code="notebook_not_found")
+    return Notebook.objects.filter(owner=actor, pk=pk, deleted_at__isnull=not deleted)
+
+
+def _found(query: QuerySet[Notebook], notebook_id) -> Notebook:
+    notebook = query.first()
+    if notebook is None:
+        raise NotFound(f"Notebook {notebook_id} not found: use the list operation to see your notebooks' ids.",
+                       code="notebook_not_found", extra={"field": "notebookId"})
+    return notebook
+
+
+def notebook_get(*, actor: User, notebook_id) -> Notebook:
+    return _found(_notebook_query(actor=actor, notebook_id=notebook_id), notebook_id)
+
+
+def _notebook_locked(*, actor: User, notebook_id) -> Notebook:
+    """The notebook, row-locked until the transaction ends, so concurrent cell writes take turns."""
+    return _found(_notebook_query(actor=actor, notebook_id=notebook_id).select_for_update(), notebook_id)
+
+
+def cell_list(*, actor: User, notebook_id) -> list[Cell]:
+    notebook = notebook_get(actor=actor, notebook_id=notebook_id)
+    return list(notebook.cells.order_by("position"))
+
+
+def _cell_in(notebook: Notebook, cell_id) -> Cell:
+    pk = parse_uuid(cell_id, field="cellId", label="Cell", code="cell_not_found")
+    cell = notebook.cells.filter(pk=pk).first()
+    if cell is None:
+        raise NotFound(f"Cell {cell_id} not found in notebook {notebook.pk}: use list_cells to see its cells' ids.",
+                       code="cell_not_found", extra={"field": "cellId"})
+    return cell
+
+
+def cell_get(*, actor: User, notebook_id, cell_id) -> Cell:
+    return _cell_in(notebook_get(actor=actor, notebook_id=notebook_id), cell_id)
+
+
+def notebook_directory(notebook: Notebook) -> Path:
+    return Path(settings.ENGRAM_NOTEBOOK_DIR) / str(notebook.pk)
+
+
+# ---- validation --------------------------------------------------------------------------------------------
+
+def _clean_choice(value, *, choices: list[str], field: str) -> str:
+    if value not in choices:
+        raise InvalidInput(f"{field} must be one of {', '.join(choices)}, got {value!r}.", field=field)
+    return value
+
+
+def _clean_template(value) -> str:
+    if value in (None, ""):
+        return ""
+    if value not in TEMPLATES:
+        raise InvalidInput(f"Unknown template {value!r}; the templates are: {', '.join(TEMPLATES)}.", field="template")
+    return value
+
+
+def _clean_content(value) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidInput(f"content must be a string, got {type(value).__name__}.", field="content")
+    if "\x00" in value:
+        raise InvalidInput("content cannot contain NUL bytes (\\u0000): remove them.", field="content")
+    if len(value) > MAX_CONTENT_CHARS:
+        raise InvalidInput(f"content is {len(value)} characters long; the limit is {MAX_CONTENT_CHARS}.",
+                           field="content")
+    return srcmd.trim_blank_lines(value)
+
+
+def _clean_filename(value, *, notebook: Notebook, cell_type: str, cell: Cell | None = None) -> str:
+    if cell_type == Cell.CellType.MARKDOWN:
+        if value:
+            raise InvalidInput("Markdown cells have no file: leave filename out.", field="filename")
+        return ""
+    extensions = EXTENSIONS[notebook.language]
+    example = f"example{extensions[0]}"
+    if not value:
+        raise InvalidInput(f"Code cells need a filename, like {example!r}: cells import each other by it.",
+                           field="filename")
+    if not isinstance(value, str) or not SAFE_FILENAME.match(value) or ".." in value:
+        raise InvalidInput(f"filename {value!r} is not allowed: use a plain file name of letters, digits, '_', '.' "
+                           f"and '-' (no folders, no '..'), like {example!r}.", field="filename")
+    if not value.endswith(extensions):
+        raise InvalidInput(f"filename {value!r} does not fit this {notebook.language} notebook: use one of "
+                           f"{', '.join(extensions)}, like {example!r}.", field="filename")
+    clash = notebook.cells.filter(filename=value)
+    if cell is not None:
+        clash = clash.exclude(pk=cell.pk)
+    if clash.exists():
+        raise InvalidInput(f"filename {value!r} is already used by another cell of this notebook: pick another "
+                           f"name.", field="filename")
+    return value
+
+
+def _clean_position(value, *, count: int) -> int:
+    if value is None:
+        return count
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= count:
+        raise InvalidInput(f"position must be a whole number from 0 (first) to {count} (last), got {value!r}.",
+                           field="position")
+    return value
+
+
+def _clean_dependencies(value) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise InvalidInput('dependencies must be a list of npm package names, like ["is-odd", "left-pad@1.3.0"].',
+                           field="dependencies")
+    if len(value) > MAX_DEPENDENCIES:
+        raise InvalidInput(f"at most {MAX_DEPENDENCIES} dependencies at once, got {len(value)}.",
+                           field="dependencies")
+    specs = [item.strip() for item in value]
+    for spec in specs:
+        if not NPM_SPEC.match(spec):
+            raise InvalidInput(f"{spec!r} is not an npm package from the registry: give a name with an optional "
+                               f"@version (like 'lodash' or 'date-fns@3.6.0'); URLs, git, file: and paths are "
+                               f"not allowed.", field="dependencies")
+    return specs
+
+
+def _require_execution() -> None:
+    if not settings.ENGRAM_NOTEBOOK_EXECUTION:
+        raise PermissionDenied(
+            "Code execution is off on this server, so notebook cells cannot run and npm packages cannot be "
+            "installed. An operator can enable it by setting ENGRAM_NOTEBOOK_EXECUTION=true in the server's "
+            "environment; that lets every user with a write token run code on the host, under time, memory, "
+            "process and network limits, so enable it only where those users are trusted.",
+            code="execution_disabled")
+
+
+# ---- writes ------------------------------------------------------------------------------------------------
+
+def _insert_cell(notebook: Notebook, *, cell_type: str, content: str, filename: str, position: int) -> Cell:
+    """Insert at ``position``, moving later cells down in two steps (the unique position constraint is
+    checked row by row, so a plain +1 could collide halfway)."""
+    later = notebook.cells.filter(position__gte=position)
+    if later.exists():
+        offset = MAX_CELLS * 10
+        later.update(position=F("position") + offset)
+        notebook.cells.filter(position__gte=offset).update(position=F("position") - offset + 1)
+    return Cell.objects.create(notebook=notebook, position=position, cell_type=cell_type, content=content,
+                               filename=filename)
+
+
+def _touch(notebook: Notebook) -> None:
+    notebook.updated_at = timezone.now()
+    notebook.save(update_fields=["updated_at"])
+
+
+def notebook_create(*, actor: User, title, language="javascript", template: str | None = None) -> Notebook:
+    title = clean_title(title, field="title")
+    language = _clean_choice(language, choices=Notebook.Language.values, field="language")
+    template = _clean_template(template)
+    with transaction.atomic():
+        notebook = Notebook.objects.create(owner=actor, title=title, language=language, template=template)
+        if template:
+            for position, cell in enumerate(TEMPLATES[template].source_cells(title=title, language=language)):
+                Cell.objects.create(notebook=notebook, position=position, cell_type=cell.cell_type,
+                                    content=cell.content, filename=cell.filename)
+    return notebook
+
+
+def cell_add(*, actor: User, notebook_id, cell_type, content, filename=None, position=None) -> Cell:
+    cell_type = _clean_choice(cell_type, choices=Cell.CellType.values, field="cellType")
+    content = _clean_content(content)
+    with transaction.atomic():
+        notebook = _notebook_locked(actor=actor, notebook_id=notebook_id)
+        count = notebook.cells.count()
+        if count >= MAX_CELLS:
+            raise InvalidInput(f"A notebook holds at most {MAX_CELLS} cells: start another notebook.",
+                               field="notebookId")
+        filename = _clean_filename(filename, notebook=notebook, cell_type=cell_type)
+        cell = _insert_cell(notebook, cell_type=cell_type, content=content, filename=filename,
+                            position=_clean_position(position, count=count))
+        _touch(notebook)
+    return cell
+
+
+def cell_update(*, actor: User, notebook_id, cell_id, content=None, filename=None) -> Cell:
+    if content is None and filename is None:
+        raise InvalidInput("Nothing to update: give content, filename or both.", field="content")
+    with transaction.atomic():
+        notebook = _notebook_locked(actor=actor, notebook_id=notebook_id)
+        cell = _cell_in(notebook, cell_id)
+        if content is not None:
+            cell.content = _clean_content(content)
+        if filename is not None:
+            cell.filename = _clean_filename(filename, notebook=notebook, cell_type=cell.cell_type, cell=cell)
+        # The last run was of the old code; keeping its output would show results the code no longer gives.
+        cell.status, cell.stdout, cell.stderr = Cell.Status.IDLE, "", ""
+        cell.exit_code = cell.duration_ms = cell.executed_at = None
+        cell.save()
+        _touch(notebook)
+    return cell
+
+
+def cell_run(*, actor: User, notebook_id, cell_id) -> Cell:
+    _require_execution()
+    cell = cell_get(actor=actor, notebook_id=notebook_id, cell_id=cell_id)
+    if cell.cell_type != Cell.CellType.CODE:
+        raise InvalidInput(f"Cell {cell.pk} is a markdown cell; only code cells run.", field="cellId")
+    notebook = cell.notebook
+    sources = dict(notebook.cells.filter(cell_type=Cell.CellType.CODE).values_list("filename", "content"))
+    Cell.objects.filter(pk=cell.pk).update(status=Cell.Status.RUNNING, updated_at=timezone.now())
+    try:
+        result = sandbox.run_cell(directory=notebook_directory(notebook), filename=cell.filename, sources=sources,
+                                  notebook_key=notebook.pk.int)
+    except (DomainError, OSError) as exc:
+        message = exc.message if isinstance(exc, DomainError) else f"The notebook directory could not be used: {exc}"
+        Cell.objects.filter(pk=cell.pk).update(status=Cell.Status.FAILED, stdout="", stderr=message, exit_code=None,
+                                               executed_at=timezone.now(), updated_at=timezone.now())
+        if isinstance(exc, DomainError):
+            raise
+        raise DomainError(message, code="execution_failed") from exc
+    cell.status = Cell.Status.COMPLETED if result.succeeded else Cell.Status.FAILED
+    cell.stdout, cell.stderr, cell.exit_code = result.stdout, result.stderr, result.exit_code
+    cell.duration_ms, cell.executed_at = result.duration_ms, timezone.now()
+    cell.save(update_fields=["status", "stdout", "stderr", "exit_code", "duration_ms", "executed_at", "updated_at"])
+    return cell
+
+
+def notebook_install_deps(*, actor: User, notebook_id, dependencies: list[str]) -> InstallResult:
+    _require_execution()
+    specs = _clean_dependencies(dependencies)
+    notebook = notebook_get(actor=actor, notebook_id=notebook_id)
+    if not specs:
+        specs = [f"{name}@{version}" for name, version in sorted(notebook.dependencies.items())]
+        if not specs:
+            raise InvalidInput('Name the packages to install, like ["is-odd"]: this notebook lists none yet.',
+                               field="dependencies")
+    try:
+        installed = sandbox.npm_install(directory=notebook_directory(notebook), specs=specs,
+                                        notebook_key=notebook.pk.int, package_name=f"notebook-{notebook.pk.hex[:12]}")
+    except OSError as exc:
+        raise DomainError(f"The notebook directory could not be used: {exc}", code="execution_failed") from exc
+    Notebook.objects.filter(pk=notebook.pk).update(dependencies=installed.versions, updated_at=timezone.now())
+    notebook.refresh_from_db()
+    asked = {NPM_SPEC.match(spec).group("name") for spec in specs}
+    return InstallResult(notebook=notebook, output=installed.output,
+                         installed={name: version for name, version in installed.versions.items() if name in asked})
+
+
+def notebook_delete(*, actor: User, notebook_id) -> Notebook:
+    notebook = notebook_get(actor=actor, notebook_id=notebook_id)
+    notebook.deleted_at = timezone.now()
+    notebook.save(update_fields=["deleted_at", "updated_at"])
+    return notebook
+
+
+def notebook_restore(*, actor: User, notebook_id) -> Notebook:
+    notebook = _found(_notebook_query(actor=actor, notebook_id=notebook_id, deleted=True), notebook_id)
+    notebook.deleted_at = None
+    notebook.save(update_fields=["deleted_at", "updated_at"])
+    return notebook
+
+
+# ---- export and load (.src.md) -----------------------------------------------------------------------------
+
+def _exports_folder(actor: User) -> Path:
+    return Path(settings.ENGRAM_NOTEBOOK_DIR) / "exports" / str(actor.pk)
+
+
+def _export_file(actor: User, path) -> Path:
+    """``path`` as a file in the actor's exports folder: relative, no '..', plain names, ending .src.md."""
+    if not isinstance(path, str) or not path.strip():
+        raise InvalidInput("path must be a file name like 'analysis.src.md'.", field="path")
+    relative = PurePosixPath(path.strip())
+    parts = relative.parts
+    if relative.is_absolute() or "\\" in path or not parts or any(not SAFE_PATH_PART.match(p) for p in parts) \
+            or any(".." in p for p in parts):
+        raise InvalidInput(f"path {path!r} is not allowed: give a relative file name like 'analysis.src.md' (folders "
+                           f"allowed, no '..' and no absolute paths); files live in your own notebook exports "
+                           f"folder on the server.", field="path")
+    if not relative.name.endswith(SRC_MD_SUFFIX):
+        relative = relative.with_name(relative.name + SRC_MD_SUFFIX)
+    return _exports_folder(actor).joinpath(*relative.parts)
+
+
+def _source_notebook(notebook: Notebook, cells: list[Cell]) -> srcmd.SourceNotebook:
+    def output(cell: Cell) -> str:
+        if cell.status not in (Cell.Status.COMPLETED, Cell.Status.FAILED):
+            return ""
+        return cell.stdout + (f"\n[stderr]\n{cell.stderr}" if cell.stderr else "")
+
+    return srcmd.SourceNotebook(
+        title=notebook.title, language=notebook.language, template=notebook.template,
+        dependencies=dict(notebook.dependencies),
+        cells=tuple(srcmd.SourceCell(cell_type=c.cell_type, content=c.content, filename=c.filename, output=output(c))
+                    for c in cells))
+
+
+def notebook_export(*, actor: User, notebook_id, path: str | None = None) -> NotebookExported:
+    notebook = notebook_get(actor=actor, notebook_id=notebook_id)
+    text = srcmd.render(_source_notebook(notebook, list(notebook.cells.order_by("position"))))
+    if path is None:
+        return NotebookExported(text=text, path=None)
+    target = _export_file(actor, path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _exports_folder(actor).parent.chmod(0o700)
+        # Written aside and renamed into place, so a reader never sees half a file.
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".export-", suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except OSError as exc:
+        raise DomainError(f"The export could not be written: {exc.strerror}.", code="export_failed") from exc
+    return NotebookExported(text=text, path=target)
+
+
+def _read_export(actor: User, path) -> str:
+    source = _export_file(actor, path)
+    try:
+        if source.stat().st_size > MAX_SOURCE_CHARS * 4:
+            raise InvalidInput(f"{path!r} is too large to be a notebook.", field="path")
+        return source.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvalidInput(f"There is no {source.name!r} in your notebook exports folder: export a notebook there "
+                           f"first, or pass its text.", field="path") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"{path!r} could not be read as UTF-8 text: {exc}.", field="path") from None
+
+
+def notebook_load(*, actor: User, path: str | None = None, text: str | None = None) -> Notebook:
+    """A new notebook from a .src.md file of the actor's exports folder, or from its text."""
+    if (path is None) == (text is None):
+        raise InvalidInput("Give either path (a file in your notebook exports folder) or text (the .src.md content).",
+                           field="path")
+    field = "path" if path is not None else "text"
+    if text is None:
+        text = _read_export(actor, path)
+    elif not isinstance(text, str) or len(text) > MAX_SOURCE_CHARS:
+        raise InvalidInput(f"text must be the .src.md content, at most {MAX_SOURCE_CHARS} characters.", field="text")
+    try:
+        source = srcmd.parse(text)
+        title = clean_title(source.title, field="title")
+        language = _clean_choice(source.language, choices=Notebook.Language.values, field="language")
+        template = _clean_template(source.template)
+        dependencies = _clean_dependencies([f"{name}@{version}" for name, version in source.dependencies.items()])
+    except InvalidInput as exc:
+        raise InvalidInput(f"{exc.message} (in the front matter)" if exc.field != "text" else exc.message,
+                           field=field, extra={**exc.extra, "field": field}) from None
+    with transaction.atomic():
+        notebook = Notebook.objects.create(
+            owner=actor, title=title, language=language, template=template,
+            dependencies={NPM_SPEC.match(spec).group("name"): NPM_SPEC.match(spec).group("version") or "*"
+                          for spec in dependencies})
+        for position, cell in enumerate(source.cells):
+            try:
+                cell_type = _clean_choice(cell.cell_type, choices=Cell.CellType.values, field="cellType")
+                content = _clean_content(cell.content)
+                filename = _clean_filename(cell.filename, notebook=notebook, cell_type=cell_type)
+            except InvalidInput as exc:
+                raise InvalidInput(f"line {cell.line}: {exc.message}", field=field,
+                                   extra={"line": cell.line, "field": field}) from None
+            Cell.objects.create(notebook=notebook, position=position, cell_type=cell_type, content=content,
+                                filename=filename)
+    return notebook
