@@ -103,13 +103,13 @@ def complete(*, messages: list[Message], max_tokens: int, sources: list[Source],
     """An answer from the first backend available (see the module docstring). Runs outside any transaction:
     a model can take many seconds."""
     if endpoint_configured():
-        return _endpoint_completion(messages, max_tokens)
+        return endpoint_completion(messages, max_tokens)
     if generate is not None:
         return _sampling_completion(generate, messages, max_tokens)
     return extractive_completion(query=query, sources=sources)
 
 
-def _endpoint_completion(messages: list[Message], max_tokens: int) -> Completion:
+def endpoint_completion(messages: list[Message], max_tokens: int) -> Completion:
     url = completions_url()
     headers = _auth_headers()
     body = {"model": settings.ENGRAM_LLM_MODEL, "messages": messages, "max_tokens": max_tokens, "stream": False}

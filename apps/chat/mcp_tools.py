@@ -48,14 +48,14 @@ class SamplingRequested(Exception):
         self.request = request
 
 
-def _sampling_request(messages: list[Message], max_tokens: int) -> CreateMessageRequestParams:
+def sampling_request(messages: list[Message], max_tokens: int) -> CreateMessageRequestParams:
     system = "\n\n".join(message["content"] for message in messages if message["role"] == "system")
     conversation = [SamplingMessage(role=message["role"], content=TextContent(type="text", text=message["content"]))
                     for message in messages if message["role"] != "system"]
     return CreateMessageRequestParams(messages=conversation, max_tokens=max_tokens, system_prompt=system or None)
 
 
-def _answer(result: CreateMessageResult) -> tuple[str, str]:
+def sampling_answer(result: CreateMessageResult) -> tuple[str, str]:
     return (result.content.text if isinstance(result.content, TextContent) else ""), result.model
 
 
@@ -69,20 +69,20 @@ def client_model(ctx: Context | None) -> Generate | None:
 
         def generate_on_retry(messages: list[Message], max_tokens: int) -> tuple[str, str]:
             if isinstance(answered, CreateMessageResult):
-                return _answer(answered)
-            raise SamplingRequested(CreateMessageRequest(params=_sampling_request(messages, max_tokens)))
+                return sampling_answer(answered)
+            raise SamplingRequested(CreateMessageRequest(params=sampling_request(messages, max_tokens)))
 
         return generate_on_retry
 
     async def generate_now(messages: list[Message], max_tokens: int) -> tuple[str, str]:
-        params = _sampling_request(messages, max_tokens)
+        params = sampling_request(messages, max_tokens)
         with warnings.catch_warnings():
             # Deprecated for the sessionless protocol only, which takes the other way.
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             result = await ctx.session.create_message(
                 params.messages, max_tokens=max_tokens, system_prompt=params.system_prompt,
                 related_request_id=ctx.request_context.request_id)
-        return _answer(result)
+        return sampling_answer(result)
 
     return generate_now
 

@@ -31,7 +31,7 @@ class FakeModelServer:
     delay: float = 0.0
 
 
-def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
+def completion_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):  # noqa: N802 (http.server's naming)
             if self.path != "/v1/chat/completions":
@@ -68,7 +68,7 @@ def llm_server(settings):
     """A running fake model server, configured as Engram's endpoint (with an API key)."""
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
     fake = FakeModelServer(base_url=f"http://127.0.0.1:{httpd.server_address[1]}/v1")
-    httpd.RequestHandlerClass = _handler(fake)
+    httpd.RequestHandlerClass = completion_handler(fake)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     settings.ENGRAM_LLM_BASE_URL = fake.base_url

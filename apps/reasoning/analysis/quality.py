@@ -1,0 +1,298 @@
+"""analyze_reasoning (quality of reasoning), and the bias and emotion readings it can include.
+
+Quality, deterministically, in [0, 1]:
+- coherence and completeness: as assess_confidence computes them (apps/reasoning/analysis/confidence.py), with no
+  separate evidence list (a reasoning under review carries its evidence in its text).
+- evidenceSupport = 0.35 sentences that give support for their claim (one in two counts as full: not every
+  sentence is a claim) + 0.45 figures and named sources (the evidence proper) + 0.2 the caller's related memories
+  (summed relevance, 2.0 counts as full).
+- logicalValidity = 1 - 0.2 per fallacy cue found: circular reasoning (the reason restates the claim: "X because
+  it is X"), unsupported absolutes (always, never, all, guaranteed ... in a sentence that gives no support),
+  false dichotomy ("either ... or", "the only option"), hasty generalisation (one case, then a rule for all),
+  appeal to popularity ("everyone knows").
+Strengths and weaknesses quote what was found; recommendations answer the weaknesses.
+
+Bias and emotion readings are the DETECTORS' lexicon analyses (apps/reasoning/analysis/bias.py, emotion.py) without
+a model. With one, the model answers in the seed's shape and the answer is held to the seed's vocabulary: only the
+eight bias types and the eleven emotions, numbers clamped to their ranges, intensity from the score. An unusable
+answer falls back to the lexicon with "modelError".
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from apps.memories.models import Memory
+from apps.reasoning.analysis.bias import BIAS_TYPES, detect_biases
+from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend
+from apps.reasoning.analysis.confidence import (
+    ABSOLUTES, SUPPORT, WEAK, Signals, assess_confidence, coherence, completeness, content_words, find, first_line,
+    uncovered_context,
+)
+from apps.reasoning.analysis.emotion import EMOTIONS, HIGH, MODERATE, detect_emotion
+from apps.reasoning.analysis.llm import (
+    ModelAnswerInvalid, ask_json, evidence_prompt, model_or_fallback, ratings, texts, unit,
+)
+
+QUALITY = ("coherence", "completeness", "logicalValidity", "evidenceSupport")
+FALLACY_PENALTY = 0.2
+MAX_TOKENS = 900
+# The detector behind a deterministic reading of bias or emotion.
+LEXICON = "lexicon"
+UNSTATED_CONFIDENCE = 0.5
+
+CIRCULAR_REASON = re.compile(r"\bbecause\s+(?:it|this|that|they)\s*(?:is|are|'s|was|were)\b")
+FALSE_DICHOTOMY = re.compile(r"\beither\b[^.;!?]+\bor\b|\bthe only (?:option|way|choice|alternative)\b|"
+                             r"\bno other (?:option|way|choice)\b|\bonly two (?:options|choices|ways)\b")
+HASTY = re.compile(r"\b(?:one|a single|once|two|a couple of|a few)\b[^.;!?]*\b(?:so|therefore|thus|which means|"
+                   r"proves?|shows?)\b[^.;!?]*\b(?:all|always|every\w*|never|nobody|no one)\b")
+POPULARITY = ("everyone knows", "everybody knows", "everyone agrees", "everybody agrees", "most people think",
+              "it is common knowledge", "nobody disagrees")
+# The absolutes a sentence may not assert without support: claims of certainty or universality. Quantifiers
+# such as "all" and "every" also describe scope ("a slow consumer delays every job"), and "optimal" is a judgement.
+STRICT_ABSOLUTES = tuple(word for word in ABSOLUTES if word not in ("all", "every", "none", "optimal", "perfect"))
+
+
+def analyze_reasoning(*, reasoning: str, context: str, include_confidence: bool, include_bias: bool,
+                      include_emotion: bool, memories: list[EvidenceItem], backend: ModelBackend | None) -> dict:
+    """The seed's analyze_reasoning data, plus ``method`` (and ``modelError`` when a model answer was unusable)."""
+    given = {"reasoning": reasoning, "context": context, "memories": memories}
+    data = model_or_fallback(backend, ask=lambda model: _model_quality(model, **given),
+                             fallback=lambda: _deterministic_quality(**given))
+    if include_confidence:
+        data["confidence"] = assess_confidence(reasoning=reasoning, evidence_texts=[], context=context,
+                                               memories=memories, backend=backend)
+    if include_bias:
+        data["biases"] = read_biases(text=reasoning, context=context, memories=memories, backend=backend)["biases"]
+    if include_emotion:
+        data["emotion"] = read_emotion(text=reasoning, include_discrete=True, context=context, memories=memories,
+                                       backend=backend)
+    return data
+
+
+def fallacies(signals: Signals) -> list[str]:
+    """Each fallacy cue found, as a sentence quoting the text that shows it."""
+    found = []
+    for sentence in signals.sentences:
+        quoted = f"'{sentence.strip()}'"
+        if _is_circular(sentence):
+            found.append(f"Circular reasoning: {quoted} gives the claim as its own reason.")
+        absolutes = find(sentence, STRICT_ABSOLUTES)
+        if absolutes and not find(sentence, SUPPORT):
+            found.append(f"Unsupported absolute ({', '.join(absolutes)}): {quoted} asserts it without support.")
+        if FALSE_DICHOTOMY.search(sentence):
+            found.append(f"False dichotomy: {quoted} allows only two options.")
+        if HASTY.search(sentence):
+            found.append(f"Hasty generalisation: {quoted} draws a rule from a few cases.")
+        if find(sentence, POPULARITY):
+            found.append(f"Appeal to popularity: {quoted} rests on what people believe.")
+    return found
+
+
+def _is_circular(sentence: str) -> bool:
+    """The reason after "because" restates the claim before it: "because it is ..." or the same content words."""
+    claim, _, reason = sentence.partition("because")
+    if not reason:
+        return False
+    claim_words, reason_words = set(content_words(claim)), set(content_words(reason))
+    restated = bool(reason_words) and len(reason_words & claim_words) / len(reason_words) >= 0.8
+    return restated or (bool(CIRCULAR_REASON.search(sentence)) and bool(reason_words & claim_words))
+
+
+def evidence_support(signals: Signals, *, memories: list[EvidenceItem]) -> float:
+    cited = 0.5 * bool(signals.numbers) + 0.5 * min(1.0, len(signals.sources) / 2)
+    remembered = min(1.0, sum(item.score for item in memories) / 2)
+    # Not every sentence is a claim (alternatives, risks): support in every other sentence counts as full.
+    supported = min(1.0, signals.supported_sentences / math.ceil(signals.sentence_count / 2))
+    return round(min(1.0, 0.35 * supported + 0.45 * cited + 0.2 * remembered), 3)
+
+
+def _deterministic_quality(*, reasoning: str, context: str, memories: list[EvidenceItem]) -> dict[str, Any]:
+    signals = Signals(reasoning)
+    found = fallacies(signals)
+    quality = {
+        "coherence": coherence(signals),
+        "completeness": completeness(signals, context=context, evidence_texts=[]),
+        "logicalValidity": round(max(0.0, 1 - FALLACY_PENALTY * len(found)), 3),
+        "evidenceSupport": evidence_support(signals, memories=memories),
+    }
+    strengths, weaknesses, recommendations = _assessment(signals, quality, context=context, fallacies=found,
+                                                         memories=memories)
+    return {"quality": quality, "strengths": strengths, "weaknesses": weaknesses,
+            "recommendations": recommendations, "method": DETERMINISTIC}
+
+
+def _assessment(signals: Signals, quality: dict[str, float], *, context: str, fallacies: list[str],
+                memories: list[EvidenceItem]) -> tuple[list[str], list[str], list[str]]:
+    strengths: list[str] = []
+    weaknesses: list[str] = []
+    recommendations: list[str] = []
+
+    def weakness(text: str, recommendation: str) -> None:
+        weaknesses.append(text)
+        recommendations.append(recommendation)
+
+    if quality["coherence"] >= 0.7 and signals.connectives:
+        strengths.append(f"Clear logical structure: claims are linked ({_listed(signals.connectives)})")
+    if signals.numbers:
+        strengths.append(f"Quantified claims ({_listed(signals.numbers)})")
+    if signals.sources:
+        strengths.append(f"Names its sources of evidence ({_listed(signals.sources)})")
+    if signals.alternatives:
+        strengths.append(f"Considers alternatives ({_listed(signals.alternatives)})")
+    if signals.risks:
+        strengths.append(f"Names risks and limits ({_listed(signals.risks)})")
+    if not fallacies:
+        strengths.append("No fallacy cues found (circular reasoning, unsupported absolutes, false dichotomy, "
+                         "hasty generalisation, appeal to popularity)")
+
+    if quality["coherence"] < WEAK:
+        weakness("Claims are asserted without reasons", "State why each claim follows (because, based on, therefore)")
+    if quality["evidenceSupport"] < WEAK:
+        weakness("Limited evidence: few figures, sources or supporting clauses",
+                 "Gather data that would confirm or refute the conclusion, and cite it")
+    if not signals.alternatives:
+        weakness("Missing alternative perspectives", "Consider counterarguments and at least one alternative")
+    if not signals.risks:
+        weakness("No risks or limitations are named", "Name what could make the conclusion wrong")
+    missing, _ = uncovered_context(signals, context=context, evidence_texts=[])
+    if missing:
+        terms = _listed([f"'{term}'" for term in missing])
+        weakness(f"Does not address the context's {terms}", f"Relate the reasoning to {terms}")
+    for fallacy in fallacies:
+        weakness(fallacy, "Restate the step so that its conclusion follows from independent support")
+    for item in memories:
+        if item.kind in (Memory.Kind.SHARP_EDGE, Memory.Kind.ISSUE):
+            label = "sharp edge" if item.kind == Memory.Kind.SHARP_EDGE else "issue"
+            weakness(f"Does not account for a known {label} (memory {item.id}): {first_line(item.content)}",
+                     f"Check the reasoning against the {label} in memory {item.id}")
+        elif item.kind == Memory.Kind.DECISION:
+            recommendations.append(f"Check consistency with an earlier decision (memory {item.id}): "
+                                   f"{first_line(item.content)}")
+    return strengths, weaknesses, recommendations
+
+
+def _model_quality(backend: ModelBackend, *, reasoning: str, context: str,
+                   memories: list[EvidenceItem]) -> dict[str, Any]:
+    system = (
+        "You review the quality of a piece of reasoning. Rate from 0 to 1: coherence (conclusions follow from "
+        "premises), completeness (context, alternatives and risks covered), logicalValidity (free of fallacies such "
+        "as circular reasoning, false dichotomy, hasty generalisation, unsupported absolutes), evidenceSupport "
+        "(claims backed by evidence). List concrete strengths, weaknesses and recommendations that quote the "
+        "reasoning; use the user's memories as evidence or counter-evidence and cite them by id. Answer with JSON "
+        "only: {\"quality\": {\"coherence\": n, \"completeness\": n, \"logicalValidity\": n, \"evidenceSupport\": n}, "
+        "\"strengths\": [text], \"weaknesses\": [text], \"recommendations\": [text]}."
+    )
+    answer = ask_json(backend, system=system, prompt=_prompt("Reasoning", reasoning, context, memories),
+                      max_tokens=MAX_TOKENS, key="analyze_reasoning")
+    return {"quality": ratings(answer.get("quality"), QUALITY, what="quality ratings"),
+            "strengths": texts(answer.get("strengths")), "weaknesses": texts(answer.get("weaknesses")),
+            "recommendations": texts(answer.get("recommendations"))}
+
+
+def _prompt(label: str, text: str, context: str, memories: list[EvidenceItem]) -> str:
+    return f"{label}:\n{text}\n\nContext: {context or 'none'}\n\n{evidence_prompt(memories)}"
+
+
+def read_biases(*, text: str, context: str, memories: list[EvidenceItem], backend: ModelBackend | None) -> dict:
+    """{biases: [the seed's bias objects], method, detector?, modelError?}."""
+    return model_or_fallback(
+        backend, ask=lambda model: {"biases": _model_biases(model, text=text, context=context, memories=memories)},
+        fallback=lambda: _lexicon_biases(text=text, context=context))
+
+
+def _lexicon_biases(*, text: str, context: str) -> dict:
+    return {"biases": [finding.as_dict() for finding in detect_biases(text, context=context)],
+            "method": DETERMINISTIC, "detector": LEXICON}
+
+
+def _model_biases(backend: ModelBackend, *, text: str, context: str, memories: list[EvidenceItem]) -> list[dict]:
+    kinds = "\n".join(f"- {name}: {description}" for name, description in BIAS_TYPES.items())
+    system = (
+        "You detect cognitive biases in reasoning. Only these bias types exist:\n" + kinds + "\nReport only biases the "
+        "text shows, each with severity and confidence from 0 to 1, the phrases that show it as evidence, and a "
+        "correction strategy. Answer with JSON only: {\"biases\": [{\"type\": name, \"severity\": n, \"confidence\": "
+        "n, \"evidence\": [text], \"correction\": text}]} (an empty list when there is none)."
+    )
+    answer = ask_json(backend, system=system, prompt=_prompt("Reasoning", text, context, memories),
+                      max_tokens=MAX_TOKENS, key="detect_bias")
+    if not isinstance(answer.get("biases"), list):
+        raise ModelAnswerInvalid("The model's answer has no \"biases\" list.")
+    biases = []
+    for item in answer["biases"]:
+        if not isinstance(item, dict) or item.get("type") not in BIAS_TYPES:
+            continue  # outside the seed's eight types: not a finding this tool can report
+        severity, confidence = unit(item.get("severity")), unit(item.get("confidence"))
+        correction = item.get("correction")
+        if severity is None or not isinstance(correction, str) or not correction.strip():
+            continue
+        biases.append({"type": item["type"], "severity": severity, "evidence": texts(item.get("evidence")),
+                       "correction": correction.strip(), "confidence": severity if confidence is None else confidence})
+    if answer["biases"] and not biases:
+        raise ModelAnswerInvalid("None of the model's biases is one of the eight known types with a severity and "
+                                 "a correction.")
+    return sorted(biases, key=lambda bias: bias["severity"], reverse=True)
+
+
+def read_emotion(*, text: str, include_discrete: bool, context: str, memories: list[EvidenceItem],
+                 backend: ModelBackend | None) -> dict:
+    """{circumplex, discrete? (when include_discrete), method, detector?, modelError?}."""
+    return model_or_fallback(
+        backend, ask=lambda model: _model_emotion(model, text=text, include_discrete=include_discrete,
+                                                  context=context, memories=memories),
+        fallback=lambda: _lexicon_emotion(text=text, include_discrete=include_discrete, context=context))
+
+
+def _lexicon_emotion(*, text: str, include_discrete: bool, context: str) -> dict:
+    reading = detect_emotion(text, include_discrete=include_discrete, context=context).as_dict()
+    if not include_discrete:
+        reading.pop("discrete", None)
+    return {**reading, "method": DETERMINISTIC, "detector": LEXICON}
+
+
+def _model_emotion(backend: ModelBackend, *, text: str, include_discrete: bool, context: str,
+                   memories: list[EvidenceItem]) -> dict:
+    system = (
+        "You read the emotion in a text. Give the circumplex: valence from -1 (negative) to 1 (positive), arousal "
+        "from 0 (calm) to 1 (activated), dominance from -1 (submissive) to 1 (in control), and your confidence from 0 "
+        f"to 1. Then score from 0 to 1 those of these emotions the text expresses: {', '.join(EMOTIONS)}. Answer "
+        "with JSON only: {\"circumplex\": {\"valence\": n, \"arousal\": n, \"dominance\": n, \"confidence\": n}, "
+        "\"discrete\": {\"emotions\": [{\"emotion\": name, \"score\": n}], \"confidence\": n}}."
+    )
+    answer = ask_json(backend, system=system, prompt=_prompt("Text", text, context, memories),
+                      max_tokens=MAX_TOKENS, key="detect_emotion")
+    given = answer.get("circumplex")
+    bipolar = ratings(given, ("valence", "dominance"), what="circumplex values", low=-1.0)
+    arousal = ratings(given, ("arousal",), what="circumplex values")["arousal"]
+    confidence = unit(given.get("confidence")) if isinstance(given, dict) else None
+    circumplex = {"valence": bipolar["valence"], "arousal": arousal, "dominance": bipolar["dominance"],
+                  # the model gave no confidence: neither sure nor unsure
+                  "confidence": UNSTATED_CONFIDENCE if confidence is None else confidence}
+    reading = {"circumplex": circumplex}
+    if include_discrete:
+        reading["discrete"] = _model_discrete(answer.get("discrete"), fallback_confidence=circumplex["confidence"])
+    return reading
+
+
+def _model_discrete(given: Any, *, fallback_confidence: float) -> dict:
+    given = given if isinstance(given, dict) else {}
+    scores: dict[str, float] = {}
+    for item in given.get("emotions") if isinstance(given.get("emotions"), list) else []:
+        if isinstance(item, dict) and item.get("emotion") in EMOTIONS and unit(item.get("score")) is not None:
+            scores[item["emotion"]] = max(scores.get(item["emotion"], 0.0), unit(item["score"]))
+    ranked = sorted(scores.items(), key=lambda pair: pair[1], reverse=True)
+    confidence = unit(given.get("confidence"))
+    return {"primary": ranked[0][0] if ranked else None,
+            "emotions": [{"emotion": name, "score": score, "intensity": intensity(score)} for name, score in ranked],
+            "confidence": fallback_confidence if confidence is None else confidence}
+
+
+def intensity(score: float) -> str:
+    """The lexicon's bands, so that both methods label a score alike."""
+    return "high" if score >= HIGH else "moderate" if score >= MODERATE else "low"
+
+
+def _listed(items: list[str], limit: int = 4) -> str:
+    return ", ".join(items[:limit])
+

@@ -1,0 +1,136 @@
+"""The MCP client's own model as a reasoning backend (method "sampling"), for the MCP adapters.
+
+An adapter runs a reasoning service through ``run_with_client_model``: the service gets the backend (or None when
+the client cannot sample) as ``model=``, and runs in a worker thread (database_sync_to_async).
+
+How the client is asked depends on the protocol version, as for chat (apps/chat/mcp_tools.py):
+- Handshake-era protocols: a sampling/createMessage request goes to the client while the call runs. The service's
+  thread cannot await, so it hands the request to the adapter's event loop (run_coroutine_threadsafe) and waits for
+  the answer; think_parallel's four streams do so from four threads at once.
+- 2026-07-28 (sessionless): a call cannot ask the client anything while it runs. The first round records every
+  request the analysis makes (think_parallel: one per stream, each under its own key) and ends with one
+  InputRequiredResult asking for all of them; the client retries with the answers, and that round's analysis (same
+  evidence, same prompts) reads them by key. The client returns only the latest round's answers, so the answers of
+  earlier rounds travel in ``request_state`` (trusting it costs nothing: they are the client's own model's answers,
+  which it could have made anything anyway; an analysis that asks in sequence, like analyze_reasoning with its
+  confidence, bias and emotion parts, takes one round per request).
+A client that declines to sample, or does not answer within ENGRAM_LLM_TIMEOUT_SECONDS, gives an unusable answer:
+the analysis falls back to its deterministic method and reports "modelError".
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Callable
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from mcp.server.mcpserver import Context
+from mcp_types import CreateMessageRequest, CreateMessageResult, InputRequiredResult
+from mcp_types.version import is_version_at_least
+
+from apps.chat.llm import Generate, Message
+from apps.chat.mcp_tools import (
+    SESSIONLESS_PROTOCOL, SamplingRequested, client_model, sampling_answer, sampling_request,
+)
+from apps.reasoning.analysis.common import ModelBackend
+from apps.reasoning.analysis.llm import ModelAnswerInvalid
+
+CLIENT_MODEL = "client"
+
+
+def _messages(system: str, prompt: str) -> list[Message]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+
+
+class SessionClientModel:
+    """Handshake-era sampling: asks the client during the call (chat's request), from any worker thread."""
+
+    method = "sampling"
+
+    def __init__(self, generate: Generate, loop: asyncio.AbstractEventLoop):
+        self._generate, self._loop = generate, loop
+        self.name = CLIENT_MODEL
+
+    def complete(self, *, system: str, prompt: str, max_tokens: int, key: str) -> str:
+        future = asyncio.run_coroutine_threadsafe(self._generate(_messages(system, prompt), max_tokens), self._loop)
+        timeout = settings.ENGRAM_LLM_TIMEOUT_SECONDS
+        try:
+            text, model = future.result(timeout=timeout)
+        except FutureTimeout:
+            future.cancel()
+            raise ModelAnswerInvalid(f"The client's model did not answer within {timeout} s "
+                                     "(ENGRAM_LLM_TIMEOUT_SECONDS).") from None
+        except Exception as exc:  # the client refused or failed the request: its model is unavailable
+            raise ModelAnswerInvalid(f"The client did not sample: {exc}") from None
+        self.name = model or CLIENT_MODEL
+        return text
+
+
+class RoundClientModel:
+    """2026-07-28 sampling: answers from the client's retry, or records the request for the next round."""
+
+    method = "sampling"
+
+    def __init__(self, ctx: Context):
+        self.answers: dict[str, tuple[str, str]] = {**_carried(ctx.request_state), **{
+            key: sampling_answer(result) for key, result in (ctx.input_responses or {}).items()
+            if isinstance(result, CreateMessageResult)}}
+        self.pending: dict[str, CreateMessageRequest] = {}
+        self._lock = threading.Lock()  # think_parallel's streams ask from several threads
+        self.name = next((model for _, model in self.answers.values() if model), CLIENT_MODEL)
+
+    def complete(self, *, system: str, prompt: str, max_tokens: int, key: str) -> str:
+        if key in self.answers:
+            return self.answers[key][0]
+        request = CreateMessageRequest(params=sampling_request(_messages(system, prompt), max_tokens))
+        with self._lock:
+            self.pending[key] = request
+        raise SamplingRequested(request)
+
+    def next_round(self) -> InputRequiredResult:
+        carried = {key: list(answer) for key, answer in self.answers.items()}
+        return InputRequiredResult(input_requests=dict(self.pending), request_state=json.dumps(carried))
+
+
+def _carried(state: str | None) -> dict[str, tuple[str, str]]:
+    """The answers of earlier rounds, as ``next_round`` stored them; anything else in the state is ignored."""
+    try:
+        decoded = json.loads(state) if state else {}
+    except ValueError:
+        return {}
+    if not isinstance(decoded, dict):
+        return {}
+    return {key: (value[0], value[1]) for key, value in decoded.items()
+            if isinstance(value, list) and len(value) == 2 and all(isinstance(part, str) for part in value)}
+
+
+def client_reasoning_model(ctx: Context | None) -> ModelBackend | None:
+    """The calling client's model, when it declared the sampling capability; else None. Call it on the event loop
+    (the handshake-era backend keeps that loop to reach the client from the service's threads)."""
+    generate = client_model(ctx)  # chat's: None when the client cannot sample
+    if generate is None:
+        return None
+    if ctx.protocol_version is not None and is_version_at_least(ctx.protocol_version, SESSIONLESS_PROTOCOL):
+        return RoundClientModel(ctx)
+    return SessionClientModel(generate, asyncio.get_running_loop())
+
+
+async def run_with_client_model(ctx: Context | None, call: Callable[[ModelBackend | None], dict[str, Any]]
+                                ) -> dict[str, Any] | InputRequiredResult:
+    """``call(model)`` (a sync service call) in a worker thread with the client's model; a sessionless round that
+    made requests of the client ends in the InputRequiredResult asking for them all."""
+    model = client_reasoning_model(ctx)
+    try:
+        data = await database_sync_to_async(call)(model)
+    except Exception:
+        # A request for the client's model aborts the analysis that made it; several streams may have asked.
+        if isinstance(model, RoundClientModel) and model.pending:
+            return model.next_round()
+        raise
+    if isinstance(model, RoundClientModel) and model.pending:
+        return model.next_round()  # the analysis went on without an answer (a stream failed): ask, then redo it
+    return data
