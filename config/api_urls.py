@@ -7,5 +7,6 @@ urlpatterns = [
     path("", include("apps.memories.api.urls")),
     path("", include("apps.projects.api.urls")),
     path("", include("apps.chat.api.urls")),
+    path("", include("apps.reasoning.api.urls")),
     path("", include("apps.graph.api.urls")),
 ]

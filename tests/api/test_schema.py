@@ -8,6 +8,7 @@ from django.core.management import call_command
 
 from tests.chat.test_api import CHAT_OPERATIONS
 from tests.projects.test_api import MIND_OPERATIONS
+from tests.reasoning.test_api import REASONING_OPERATIONS
 
 pytestmark = pytest.mark.django_db
 
@@ -32,6 +33,7 @@ OPERATIONS = {
     "/api/v1/graph/links/{source}/{target}/": {"delete"},
     **MIND_OPERATIONS,
     **CHAT_OPERATIONS,
+    **REASONING_OPERATIONS,
 }
 
 

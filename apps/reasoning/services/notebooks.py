@@ -76,9 +76,13 @@ class NotebookExported:
 
 # ---- reads -------------------------------------------------------------------------------------------------
 
-def notebook_list(*, actor: User) -> QuerySet[Notebook]:
-    """The actor's live notebooks, most recently changed first, each with ``cell_count``."""
-    return Notebook.objects.filter(owner=actor, deleted_at__isnull=True).annotate(cell_count=Count("cells"))
+def notebook_list(*, actor: User, include_deleted: bool = False) -> QuerySet[Notebook]:
+    """The actor's notebooks (live ones unless ``include_deleted``), most recently changed first, each with
+    ``cell_count``."""
+    queryset = Notebook.objects.filter(owner=actor)
+    if not include_deleted:
+        queryset = queryset.filter(deleted_at__isnull=True)
+    return queryset.annotate(cell_count=Count("cells"))
 
 
 def _notebook_query(*, actor: User, notebook_id, deleted: bool = False) -> QuerySet[Notebook]:
