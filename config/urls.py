@@ -13,6 +13,7 @@ urlpatterns = [
     path("projects/", include("apps.projects.urls")),
     path("cubes/", include("apps.cubes.urls")),
     path("chat/", include("apps.chat.urls")),
+    path("reasoning/", include("apps.reasoning.urls")),
     path("", include("apps.dashboard.urls")),
 ]
 
