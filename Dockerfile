@@ -26,8 +26,19 @@ RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 COPY requirements/ requirements/
 RUN pip install -r requirements/prod.txt
 
+# Notebook cells (Thoughtbox) run with node, which the image leaves out unless built with
+# --build-arg NOTEBOOKS=true; execution also needs ENGRAM_NOTEBOOK_EXECUTION=true (see README, "Notebooks").
+ARG NOTEBOOKS=false
+RUN if [ "$NOTEBOOKS" = "true" ]; then \
+      apt-get update && apt-get install -y --no-install-recommends nodejs npm util-linux \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi
+
 COPY . .
 COPY --from=frontend /build/static/graph/ static/graph/
+COPY --from=frontend /build/frontend/node_modules/@esbuild/ frontend/node_modules/@esbuild/
+COPY --from=frontend /build/frontend/node_modules/esbuild/ frontend/node_modules/esbuild/
+ENV ENGRAM_NOTEBOOK_ESBUILD=/app/frontend/node_modules/esbuild/bin/esbuild
 RUN useradd --create-home --uid 1000 engram && mkdir -p var && chown engram var
 USER engram
 
