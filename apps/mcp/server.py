@@ -4,9 +4,13 @@ The SDK derives a tool's input schema and validation from a function signature; 
 states its seed's schema as a model. So each tool is registered with the model's advertised schema
 and receives the raw arguments, which ``run_tool`` validates itself: bad arguments then come back
 in the profile's own envelope (with ``isError``), like every other failure, not as SDK text.
+
+Resource reads and prompts are served by the SDK's own resource and prompt managers, behind the same
+rules as tools: the caller's token (read scope) and rate limit, and the caller as the acting user.
 """
 from __future__ import annotations
 
+import inspect
 import logging
 import time
 import uuid
@@ -16,18 +20,21 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp_types import CallToolResult, InputRequiredResult
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, CallToolResult, InputRequiredResult
 from pydantic import ConfigDict, ValidationError
 
-from apps.core.exceptions import DomainError, PermissionDenied
+from apps.accounts.models import User
+from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied
 from apps.core.ratelimit import arate_limit_check
 from apps.cubes.validation import is_cube_id
-from apps.mcp.auth import acting_user, current_caller
+from apps.mcp.auth import READ, acting_user, current_caller
 from apps.mcp.errors import tool_failure
 from apps.mcp.models import McpClientSession
-from apps.mcp.profile import Profile, ToolSpec
+from apps.mcp.profile import Profile, PromptSpec, ResourceSpec, ToolSpec
 from apps.mcp.schema import advertised_schema
 
 logger = logging.getLogger(__name__)
@@ -62,6 +69,7 @@ async def run_tool(profile: Profile, spec: ToolSpec, arguments: dict[str, Any]) 
         named = getattr(params, spec.acts_for_field) if spec.acts_for_field else None
         # An optional user field left out (MemGOS's user_id) means the token's own user.
         actor = caller.user if named is None else await acting_user(caller, named)
+        components = spec.components_for(params)
         data = await spec.adapter(actor, params)
         if isinstance(data, InputRequiredResult):  # one round of a multi-round call (MemGOS's chat samples)
             return data
@@ -70,7 +78,7 @@ async def run_tool(profile: Profile, spec: ToolSpec, arguments: dict[str, Any]) 
             logger.exception("MCP tool %s/%s failed", profile.name, spec.name)
         return profile.envelope.failure(tool_failure(exc))
     elapsed_ms = round((time.perf_counter() - started) * 1000)
-    return profile.envelope.success(data, components_used=spec.components_used, processing_ms=elapsed_ms)
+    return profile.envelope.success(data, components_used=components, processing_ms=elapsed_ms)
 
 
 def client_key() -> str:
@@ -136,11 +144,83 @@ def _sdk_tool(profile: Profile, spec: ToolSpec) -> Tool:
     return Tool(
         fn=call, name=spec.name, description=spec.description, parameters=advertised_schema(spec.input_model),
         fn_metadata=FuncMetadata(arg_model=RawArguments), is_async=True, context_kwarg="ctx",
+        annotations=spec.annotations,
     )
+
+
+async def _reader() -> User:
+    """The user a resource read or a prompt acts for: the caller, with the read scope, within its rate limit."""
+    caller = current_caller()
+    caller.require_scope(READ)
+    await arate_limit_check(user_id=caller.user.pk)
+    return caller.user
+
+
+def _sdk_resource_reader(spec: ResourceSpec):
+    """``spec.read`` as the SDK calls a resource function: the URI's variables as keywords, no actor. The
+    SDK matches the function's signature against the URI template, so the reader carries ``spec.read``'s
+    signature without its first (actor) parameter. Domain errors become protocol errors: a resource the
+    caller may not see is simply not found (invalid params, as the SDK's own "resource not found")."""
+
+    async def read(**variables: str) -> str:
+        try:
+            return await spec.read(await _reader(), **variables)
+        except DomainError as exc:
+            raise _protocol_error(exc) from exc
+
+    signature = inspect.signature(spec.read)
+    variables = list(signature.parameters.values())[1:]
+    read.__signature__ = signature.replace(parameters=variables)
+    read.__annotations__ = {parameter.name: str for parameter in variables} | {"return": str}
+    return read
+
+
+def _protocol_error(exc: DomainError) -> MCPError:
+    """A domain error as a protocol error in its own words. The SDK passes an MCPError through to the client as
+    it is; any other exception of a resource read or a prompt loses its message (or becomes a crash)."""
+    code = INVALID_PARAMS if isinstance(exc, (InvalidInput, NotFound)) else INVALID_REQUEST
+    return MCPError(code=code, message=exc.message, data={"code": exc.code, **exc.extra})
+
+
+class _CheckedPrompt(Prompt):
+    """The SDK's prompt, with missing and unknown arguments reported as clear protocol errors."""
+
+    async def render(self, arguments: dict[str, Any] | None, context: Context):
+        given = set(arguments or {})
+        known = {argument.name: argument.required for argument in self.arguments or []}
+        missing = sorted(name for name, required in known.items() if required and name not in given)
+        unknown = sorted(given - set(known))
+        if missing:
+            raise _protocol_error(InvalidInput(f"Missing required argument {missing[0]!r} of prompt {self.name}.",
+                                               field=missing[0]))
+        if unknown:
+            raise _protocol_error(InvalidInput(
+                f"Unknown argument {unknown[0]!r} of prompt {self.name}: it takes "
+                f"{', '.join(sorted(known)) or 'no arguments'}.", field=unknown[0]))
+        return await super().render(arguments, context)
+
+
+def _sdk_prompt(spec: PromptSpec) -> Prompt:
+    async def render(ctx: Context, **arguments: str) -> str:
+        try:
+            return await spec.render(await _reader(), ctx, arguments)
+        except DomainError as exc:
+            raise _protocol_error(exc) from exc
+
+    arguments = [PromptArgument(name=argument.name, description=argument.description, required=argument.required)
+                 for argument in spec.arguments]
+    return _CheckedPrompt(name=spec.name, description=spec.description, arguments=arguments, fn=render,
+                          context_kwarg="ctx")
 
 
 def build_server(profile: Profile) -> MCPServer:
-    return MCPServer(
+    server = MCPServer(
         name=f"engram-{profile.name}", title=f"Engram: {profile.title}", description=profile.description,
         version=SERVER_VERSION, tools=[_sdk_tool(profile, spec) for spec in profile.tools],
     )
+    for resource in profile.resources:
+        server.resource(resource.uri, name=resource.name, description=resource.description,
+                        mime_type=resource.mime_type)(_sdk_resource_reader(resource))
+    for prompt in profile.prompts:
+        server.add_prompt(_sdk_prompt(prompt))
+    return server

@@ -1,5 +1,5 @@
-"""MCP test helpers: the ThoughtMCP seed's tool sections, and the SDK's client in process, over real
-HTTP (uvicorn on a loopback port) and over stdio (manage.py mcp_stdio)."""
+"""MCP test helpers: the ThoughtMCP seed's tool sections (memory, reasoning and metacognitive tools), and the
+SDK's client in process, over real HTTP (uvicorn on a loopback port) and over stdio (manage.py mcp_stdio)."""
 from __future__ import annotations
 
 import json
@@ -22,13 +22,17 @@ from django.db import connection
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CreateMessageResult, TextContent
 
 from apps.mcp.auth import authenticate_token, authenticated
 from apps.mcp.profiles import PROFILES
 from apps.mcp.server import build_server
 
 THOUGHTMCP_SEED = Path(settings.BASE_DIR).parent / "shared" / "seeds" / "000_cc4ec00caf7da348.txt"
-SEED_TOOLS = ("store_memory", "retrieve_memories", "update_memory", "delete_memory", "search_memories")
+MEMORY_TOOLS = ("store_memory", "retrieve_memories", "update_memory", "delete_memory", "search_memories")
+REASONING_TOOLS = ("think", "analyze_systematically", "think_parallel", "decompose_problem", "assess_confidence",
+                   "detect_bias", "detect_emotion", "analyze_reasoning")
+SEED_TOOLS = MEMORY_TOOLS + REASONING_TOOLS
 
 
 def seed_sections() -> dict[str, str]:
@@ -40,10 +44,16 @@ def seed_sections() -> dict[str, str]:
     return sections
 
 
+def seed_json_blocks(section: str, heading: str) -> dict[str, dict]:
+    """Every JSON block under a bold heading that starts with ``heading``, by the heading's qualifier
+    ("**Example Request (Parallel):**" -> "Parallel"; "" when it has none)."""
+    found = re.findall(r"\*\*" + heading + r"( \(([^)]*)\))?:?\*\*:?\s*```json\n(.*?)```", section, re.S)
+    assert found, f"no {heading} block in the seed section"
+    return {qualifier: json.loads(block) for _, qualifier, block in found}
+
+
 def seed_json_block(section: str, heading: str) -> dict:
-    match = re.search(r"\*\*" + heading + r"[^*]*\*\*\s*```json\n(.*?)```", section, re.S)
-    assert match, f"no {heading} block in the seed section"
-    return json.loads(match.group(1))
+    return next(iter(seed_json_blocks(section, heading).values()))
 
 
 def envelope(result) -> dict:
@@ -65,6 +75,22 @@ async def in_process(raw_token: str, profile: str = "thoughtmcp"):
 
 
 @asynccontextmanager
+async def sampling_client(raw_token: str, reply: str, mode: str, profile: str):
+    """The SDK's client, in process, whose sampling callback answers ``reply`` and keeps what it was asked. ``mode``
+    is the client's protocol choice: "legacy" (handshake-era) or "auto" (2026-07-28)."""
+    asked = []
+
+    async def sample(context, params) -> CreateMessageResult:
+        asked.append(params)
+        return CreateMessageResult(role="assistant", content=TextContent(type="text", text=reply), model="client-llm")
+
+    access_token = await database_sync_to_async(authenticate_token)(raw_token)
+    with authenticated(access_token):
+        async with Client(build_server(PROFILES[profile]), mode=mode, sampling_callback=sample) as client:
+            yield client, asked
+
+
+@asynccontextmanager
 async def over_http(url: str, raw_token: str | None):
     headers = {"Authorization": f"Bearer {raw_token}"} if raw_token else {}
     async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
@@ -72,13 +98,13 @@ async def over_http(url: str, raw_token: str | None):
             yield client
 
 
-def stdio_parameters(raw_token: str) -> StdioServerParameters:
+def stdio_parameters(raw_token: str, profile: str = "thoughtmcp") -> StdioServerParameters:
     """manage.py mcp_stdio on this test run's database (committed data only: transaction=True)."""
     database = connection.settings_dict
     database_url = f"postgresql://{database['USER']}@{quote(database['HOST'], safe='')}/{database['NAME']}"
     return StdioServerParameters(
         command=sys.executable,
-        args=["manage.py", "mcp_stdio", "--profile", "thoughtmcp", "--token", raw_token],
+        args=["manage.py", "mcp_stdio", "--profile", profile, "--token", raw_token],
         env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": database_url},
         cwd=str(settings.BASE_DIR),
     )

@@ -80,7 +80,7 @@ async def test_listing_names_every_profile(live_url, path):
     assert [profile["name"] for profile in listed] == list(PROFILES)
     assert listed[0] == {
         "name": "thoughtmcp", "title": "ThoughtMCP", "description": PROFILES["thoughtmcp"].description,
-        "url": f"{live_url}/mcp/thoughtmcp/", "transport": "streamable-http", "tools": 5,
+        "url": f"{live_url}/mcp/thoughtmcp/", "transport": "streamable-http", "tools": 13,
     }
     assert {profile["name"]: profile["tools"] for profile in listed}["mind"] == 10
 

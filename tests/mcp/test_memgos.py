@@ -4,17 +4,14 @@ agreeing with what happens, session_info's counts, and chat (extractive, and thr
 from __future__ import annotations
 
 import uuid
-from contextlib import asynccontextmanager
 
 import pytest
 from channels.db import database_sync_to_async
 from mcp.client import Client
-from mcp_types import CreateMessageResult, TextContent
 
 from apps.chat.models import ChatMessage
 from apps.cubes.mcp_tools import cube_rows
 from apps.cubes.services import cube_register, cube_share
-from apps.mcp.auth import authenticate_token, authenticated
 from apps.mcp.models import McpClientSession
 from apps.mcp.profiles import PROFILES
 from apps.mcp.server import build_server
@@ -22,7 +19,7 @@ from apps.memories.models import Memory
 from tests.mcp.memgos_support import assert_shape, payload_of, seed_error_types, seed_tools
 from tests.mcp.mind_support import over_http_legacy
 from tests.mcp.support import _free_port as free_port
-from tests.mcp.support import in_process, over_http
+from tests.mcp.support import in_process, over_http, sampling_client
 
 pytestmark = pytest.mark.django_db(transaction=True)  # asyncio_mode is auto
 
@@ -71,21 +68,6 @@ def register(user, cube_id: str, **fields):
 @database_sync_to_async
 def share(owner, cube_id: str, user, role: str):
     return cube_share(actor=owner, cube_id=cube_id, user=user.username, role=role)
-
-
-@asynccontextmanager
-async def sampling_client(raw_token: str, reply: str, mode: str):
-    """The SDK's client with a sampling callback that answers ``reply`` and keeps what it was asked."""
-    asked = []
-
-    async def sample(context, params) -> CreateMessageResult:
-        asked.append(params)
-        return CreateMessageResult(role="assistant", content=TextContent(type="text", text=reply), model="client-llm")
-
-    access_token = await database_sync_to_async(authenticate_token)(raw_token)
-    with authenticated(access_token):
-        async with Client(build_server(PROFILES["memgos"]), mode=mode, sampling_callback=sample) as client:
-            yield client, asked
 
 
 async def test_tools_list_is_the_seed(alice_token):
@@ -387,7 +369,7 @@ async def test_chat_history_of_another_user_is_not_found(user, alice_token, bob_
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_chat_samples_the_clients_model(user, alice_token, store, mode):
     memory = await database_sync_to_async(store)(user, "The team offsite is in Lisbon in May.")
-    async with sampling_client(alice_token, "The offsite is in Lisbon [1].", mode) as (client, asked):
+    async with sampling_client(alice_token, "The offsite is in Lisbon [1].", mode, "memgos") as (client, asked):
         replied = await call(client, "chat", {"query": "Where is the team offsite?", "max_tokens": 200})
         history = (await call(client, "chat_history", {}))["chat_history"]
     assert replied["response"] == "The offsite is in Lisbon [1]."

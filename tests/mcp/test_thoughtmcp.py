@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 
 from apps.memories.models import Memory, MemoryEmbedding
 from apps.memories.services import memory_restore
-from tests.mcp.support import SEED_TOOLS, envelope, in_process
+from tests.mcp.support import MEMORY_TOOLS, SEED_TOOLS, envelope, in_process
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -46,9 +46,10 @@ def failure_of(result) -> dict:
 
 
 async def test_tools_list_is_the_seed(alice_token, seed_schemas):
+    """The five memory tools and the eight reasoning and metacognitive tools, each with the seed's Input Schema."""
     async with in_process(alice_token) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == set(SEED_TOOLS)
+    assert list(tools) == list(SEED_TOOLS) and len(tools) == 13
     for name, tool in tools.items():
         assert tool.input_schema == seed_schemas[name], name
         assert tool.description
@@ -198,7 +199,7 @@ async def test_another_users_memory_is_not_found_through_any_tool(bob_token, ali
     assert memory.content == alice_memory.content and memory.deleted_at is None
 
 
-@pytest.mark.parametrize("tool", SEED_TOOLS)
+@pytest.mark.parametrize("tool", MEMORY_TOOLS)
 async def test_user_id_of_somebody_else_is_refused(bob_token, alice_memory, tool):
     arguments = {"userId": "alice", "memoryId": str(alice_memory.pk), "content": "x", "sessionId": "s",
                  "primarySector": "semantic"}

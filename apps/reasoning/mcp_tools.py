@@ -1,0 +1,327 @@
+"""MCP adapters of the reasoning tools: Thoughtbox's four (the `thoughtbox` profile) and ThoughtMCP's eight
+reasoning and metacognitive tools (the `thoughtmcp` profile). Each parses its validated input, calls one
+service of apps/reasoning, and returns the data its profile's envelope wraps: camelCase, in the seeds' shapes.
+
+ThoughtMCP's tools consult a language model when one is at hand: the configured endpoint, else the calling
+client's own model through sampling (``run_with_client_model``), else they analyse deterministically; the
+answer's ``method`` says which ran.
+"""
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from channels.db import database_sync_to_async
+from pydantic import create_model
+
+from apps.accounts.models import User
+from apps.mcp.envelopes import ThoughtboxEnvelope, embedded_resource, iso_or_none, iso_timestamp
+from apps.mcp.errors import parameters
+from apps.mcp.schema import SeedModel
+from apps.mcp.server import client_key, tool_context
+from apps.reasoning import content, mental_models
+from apps.reasoning.models import Cell, Notebook
+from apps.reasoning.sampling import run_with_client_model
+from apps.reasoning.services import analysis, notebooks, thoughts
+
+if TYPE_CHECKING:
+    from apps.mcp.profiles.thoughtbox import (
+        AddCellArgs,
+        CellArgs,
+        CreateNotebookArgs,
+        ExportNotebookArgs,
+        ExportReasoningChainInput,
+        GetModelArgs,
+        InstallDepsArgs,
+        ListModelsArgs,
+        LoadNotebookArgs,
+        NotebookArgs,
+        ThoughtboxInput,
+        UpdateCellArgs,
+    )
+    from apps.mcp.profiles.thoughtmcp import (
+        AnalyzeReasoningInput,
+        AnalyzeSystematicallyInput,
+        AssessConfidenceInput,
+        DecomposeProblemInput,
+        DetectBiasInput,
+        DetectEmotionInput,
+        ThinkInput,
+        ThinkParallelInput,
+    )
+
+COOKBOOK_URI = "thoughtbox://patterns-cookbook"
+EMBEDDED = ThoughtboxEnvelope.EMBEDDED_RESOURCES
+
+OperationAdapter = Callable[[User, Any], Awaitable[dict[str, Any]]]
+
+
+def operation_dispatcher(operations: dict[str, tuple[type[SeedModel], OperationAdapter]]):
+    """The adapter of a tool that takes {operation, args}: validates ``args`` with the operation's own model and
+    calls the operation's adapter with it. Errors name the argument as the caller wrote it, ``args.<name>``,
+    whether the argument's model or a service found the fault."""
+    calls = {name: (create_model(f"{model.__name__}Call", __base__=SeedModel, args=(model, ...)), adapter)
+             for name, (model, adapter) in operations.items()}
+
+    async def dispatch(actor: User, params: Any) -> dict[str, Any]:
+        call_model, adapter = calls[params.operation]
+        args = params.args.model_dump(by_alias=True, exclude_none=True) if isinstance(params.args, SeedModel) \
+            else params.args or {}
+        fields = call_model.model_fields["args"].annotation.model_fields
+        renamed = {word: f"args.{field.alias}" for name, field in fields.items() for word in (name, field.alias)}
+        with parameters(**renamed):
+            return await adapter(actor, call_model.model_validate({"args": args}).args)
+
+    return dispatch
+
+
+def _given(**values: Any) -> dict[str, Any]:
+    """The optional arguments the caller gave: the others keep the service's defaults (which it validates)."""
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def cookbook() -> dict[str, Any]:
+    return embedded_resource(uri=COOKBOOK_URI, text=content.PATTERNS_COOKBOOK)
+
+
+# thoughtbox
+
+async def thoughtbox(actor: User, params: ThoughtboxInput) -> dict[str, Any]:
+    key = client_key()
+    added = await database_sync_to_async(thoughts.thought_add)(
+        actor=actor, client_key=key, thought=params.thought, thought_number=params.thought_number,
+        total_thoughts=params.total_thoughts, next_thought_needed=params.next_thought_needed,
+        revises_thought=params.revises_thought, branch_from_thought=params.branch_from_thought,
+        branch_id=params.branch_id, session_title=params.session_title, session_tags=params.session_tags,
+        **_given(is_revision=params.is_revision, needs_more_thoughts=params.needs_more_thoughts),
+    )
+    thought = added.thought
+    result: dict[str, Any] = {
+        "thoughtNumber": thought.thought_number, "totalThoughts": thought.total_thoughts,
+        "nextThoughtNeeded": thought.next_thought_needed, "branches": added.branches,
+        "thoughtHistoryLength": added.history_length, "sessionId": str(added.session.pk),
+        "sessionTitle": added.session.title, "thoughtId": str(thought.pk), "contentHash": thought.content_hash,
+        "parentHash": thought.parent_hash, "sessionCreated": added.session_created,
+    }
+    if thought.is_revision:
+        result |= {"isRevision": True, "revisesThought": thought.revises_thought}
+    if thought.branch_id:
+        result |= {"branchId": thought.branch_id, "branchFromThought": thought.branch_from_thought}
+    if thought.needs_more_thoughts:
+        result["needsMoreThoughts"] = True
+    if added.notices:
+        result["notices"] = list(added.notices)
+    # The seed embeds the cookbook where a guide helps: at the start, at the end, and when asked for.
+    if thought.thought_number == 1 or added.is_final or params.include_guide:
+        result[EMBEDDED] = [cookbook()]
+    return result
+
+
+async def export_reasoning_chain(actor: User, params: ExportReasoningChainInput) -> dict[str, Any]:
+    key = client_key()
+    written = await database_sync_to_async(thoughts.session_export_write)(
+        actor=actor, session_id=params.session_id, client_key=key, destination=params.destination)
+    export = written.export
+    return {
+        "success": True, "path": str(written.path), "filename": written.filename,
+        "sessionId": export["session"]["id"], "thoughtCount": len(export["thoughts"]),
+        "integrity": export["integrity"], "export": export,
+    }
+
+
+# notebook
+
+def notebook_dict(notebook: Notebook) -> dict[str, Any]:
+    return {
+        "notebookId": str(notebook.pk), "title": notebook.title, "language": notebook.language,
+        "template": notebook.template or None, "dependencies": notebook.dependencies,
+        "createdAt": iso_timestamp(notebook.created_at), "updatedAt": iso_timestamp(notebook.updated_at),
+    }
+
+
+def cell_outputs(cell: Cell) -> dict[str, Any]:
+    return {"status": cell.status, "stdout": cell.stdout, "stderr": cell.stderr, "exitCode": cell.exit_code,
+            "durationMs": cell.duration_ms, "executedAt": iso_or_none(cell.executed_at)}
+
+
+def cell_dict(cell: Cell) -> dict[str, Any]:
+    return {
+        "cellId": str(cell.pk), "notebookId": str(cell.notebook_id), "cellType": cell.cell_type,
+        "position": cell.position, "content": cell.content, "filename": cell.filename or None,
+        "outputs": cell_outputs(cell),
+    }
+
+
+def notebook_with_cells(*, actor: User, notebook_id) -> dict[str, Any]:
+    """A notebook and its cells, as the notebook tool and the thoughtbox://notebooks/{notebookId} resource show it."""
+    notebook = notebooks.notebook_get(actor=actor, notebook_id=notebook_id)
+    cells = notebooks.cell_list(actor=actor, notebook_id=notebook.pk)
+    return {"notebookId": str(notebook.pk), "notebook": notebook_dict(notebook),
+            "cells": [cell_dict(cell) for cell in cells]}
+
+
+async def notebook_create(actor: User, args: CreateNotebookArgs) -> dict[str, Any]:
+    def create():
+        notebook = notebooks.notebook_create(actor=actor, title=args.title, template=args.template,
+                                             **_given(language=args.language))
+        return notebook_with_cells(actor=actor, notebook_id=notebook.pk)
+
+    return await database_sync_to_async(create)()
+
+
+async def notebook_list(actor: User, args: SeedModel) -> dict[str, Any]:
+    def listed():
+        return [{**notebook_dict(notebook), "cellCount": notebook.cell_count}
+                for notebook in notebooks.notebook_list(actor=actor)]
+
+    found = await database_sync_to_async(listed)()
+    return {"notebooks": found, "count": len(found)}
+
+
+async def notebook_load(actor: User, args: LoadNotebookArgs) -> dict[str, Any]:
+    def load():
+        notebook = notebooks.notebook_load(actor=actor, path=args.path, text=args.text)
+        return notebook_with_cells(actor=actor, notebook_id=notebook.pk)
+
+    return await database_sync_to_async(load)()
+
+
+def _cell_result(cell: Cell) -> dict[str, Any]:
+    return {"notebookId": str(cell.notebook_id), "cellId": str(cell.pk), "cell": cell_dict(cell)}
+
+
+async def notebook_add_cell(actor: User, args: AddCellArgs) -> dict[str, Any]:
+    cell = await database_sync_to_async(notebooks.cell_add)(
+        actor=actor, notebook_id=args.notebook_id, cell_type=args.cell_type, content=args.content,
+        filename=args.filename, position=args.position)
+    return _cell_result(cell)
+
+
+async def notebook_update_cell(actor: User, args: UpdateCellArgs) -> dict[str, Any]:
+    cell = await database_sync_to_async(notebooks.cell_update)(
+        actor=actor, notebook_id=args.notebook_id, cell_id=args.cell_id, content=args.content, filename=args.filename)
+    return _cell_result(cell)
+
+
+async def notebook_run_cell(actor: User, args: CellArgs) -> dict[str, Any]:
+    cell = await database_sync_to_async(notebooks.cell_run)(
+        actor=actor, notebook_id=args.notebook_id, cell_id=args.cell_id)
+    return {**_cell_result(cell), "outputs": cell_outputs(cell)}
+
+
+async def notebook_install_deps(actor: User, args: InstallDepsArgs) -> dict[str, Any]:
+    installed = await database_sync_to_async(notebooks.notebook_install_deps)(
+        actor=actor, notebook_id=args.notebook_id, dependencies=args.dependencies)
+    return {"notebookId": str(installed.notebook.pk), "installed": installed.installed,
+            "dependencies": installed.notebook.dependencies, "output": installed.output}
+
+
+async def notebook_list_cells(actor: User, args: NotebookArgs) -> dict[str, Any]:
+    found = await database_sync_to_async(notebook_with_cells)(actor=actor, notebook_id=args.notebook_id)
+    return {"notebookId": found["notebookId"], "cells": found["cells"], "count": len(found["cells"])}
+
+
+async def notebook_get_cell(actor: User, args: CellArgs) -> dict[str, Any]:
+    cell = await database_sync_to_async(notebooks.cell_get)(
+        actor=actor, notebook_id=args.notebook_id, cell_id=args.cell_id)
+    return _cell_result(cell)
+
+
+async def notebook_export(actor: User, args: ExportNotebookArgs) -> dict[str, Any]:
+    exported = await database_sync_to_async(notebooks.notebook_export)(
+        actor=actor, notebook_id=args.notebook_id, path=args.path)
+    return {"notebookId": args.notebook_id, "format": "src.md", "text": exported.text,
+            "path": str(exported.path) if exported.path else None}
+
+
+# mental_models
+
+async def mental_model_get(actor: User, args: GetModelArgs) -> dict[str, Any]:
+    model = mental_models.model_get(args.model)
+    markdown = model.as_markdown()
+    return {"model": model.as_dict(), "markdown": markdown,
+            EMBEDDED: [embedded_resource(uri=f"thoughtbox://mental-models/{model.name}", text=markdown)]}
+
+
+def model_entry(model: mental_models.MentalModel) -> dict[str, Any]:
+    return {"name": model.name, "title": model.title, "summary": model.summary, "tags": list(model.tags),
+            "uri": f"thoughtbox://mental-models/{model.name}"}
+
+
+async def mental_models_list(actor: User, args: ListModelsArgs) -> dict[str, Any]:
+    found = [model_entry(model) for model in mental_models.models_list(tag=args.tag)]
+    return {"models": found, "count": len(found), "tag": args.tag}
+
+
+def tag_entries() -> list[dict[str, Any]]:
+    counts = {tag: 0 for tag in mental_models.TAGS}
+    for model in mental_models.MODELS.values():
+        for tag in model.tags:
+            counts[tag] += 1
+    return [{"name": tag, "description": description, "modelCount": counts[tag]}
+            for tag, description in mental_models.TAGS.items()]
+
+
+async def mental_model_tags(actor: User, args: SeedModel) -> dict[str, Any]:
+    return {"tags": tag_entries()}
+
+
+async def mental_models_capability_graph(actor: User, args: SeedModel) -> dict[str, Any]:
+    return mental_models.capability_graph()
+
+
+# ThoughtMCP's reasoning and metacognitive tools
+
+def _problem_context(context: SeedModel | None) -> dict[str, Any] | None:
+    return context.model_dump(exclude_none=True) if context is not None else None
+
+
+async def _with_model(call: Callable[[Any], dict[str, Any]]):
+    return await run_with_client_model(tool_context(), call)
+
+
+async def think(actor: User, params: ThinkInput):
+    return await _with_model(lambda model: analysis.reasoning_think(
+        actor=actor, problem=params.problem, mode=params.mode, context=_problem_context(params.context), model=model))
+
+
+async def analyze_systematically(actor: User, params: AnalyzeSystematicallyInput):
+    return await _with_model(lambda model: analysis.reasoning_analyze_systematically(
+        actor=actor, problem=params.problem, preferred_framework=params.preferred_framework,
+        context=_problem_context(params.context), model=model))
+
+
+async def think_parallel(actor: User, params: ThinkParallelInput):
+    return await _with_model(lambda model: analysis.reasoning_think_parallel(
+        actor=actor, problem=params.problem, context=_problem_context(params.context), model=model,
+        **_given(timeout_ms=params.timeout)))
+
+
+async def decompose_problem(actor: User, params: DecomposeProblemInput):
+    return await _with_model(lambda model: analysis.reasoning_decompose(
+        actor=actor, problem=params.problem, context=_problem_context(params.context), model=model,
+        **_given(max_depth=params.max_depth)))
+
+
+async def assess_confidence(actor: User, params: AssessConfidenceInput):
+    return await _with_model(lambda model: analysis.reasoning_assess_confidence(
+        actor=actor, reasoning=params.reasoning, evidence=params.evidence, context=params.context, model=model))
+
+
+async def detect_bias(actor: User, params: DetectBiasInput):
+    return await _with_model(lambda model: analysis.reasoning_detect_bias(
+        actor=actor, reasoning=params.reasoning, context=params.context, model=model,
+        **_given(monitor_continuously=params.monitor_continuously)))
+
+
+async def detect_emotion(actor: User, params: DetectEmotionInput):
+    return await _with_model(lambda model: analysis.reasoning_detect_emotion(
+        actor=actor, text=params.text, context=params.context, model=model,
+        **_given(include_discrete=params.include_discrete)))
+
+
+async def analyze_reasoning(actor: User, params: AnalyzeReasoningInput):
+    return await _with_model(lambda model: analysis.reasoning_analyze(
+        actor=actor, reasoning=params.reasoning, context=params.context, model=model,
+        **_given(include_confidence=params.include_confidence, include_bias=params.include_bias,
+                 include_emotion=params.include_emotion)))
