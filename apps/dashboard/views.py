@@ -10,6 +10,7 @@ and opening a memory's page do not, so that looking around does not change what 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from functools import wraps
 
 from django.contrib import messages
@@ -50,6 +51,20 @@ def not_found_is_404(view):
         except NotFound as error:
             raise Http404(error.message) from error
     return wrapper
+
+
+def act(request, call: Callable[[], object], success: str) -> bool:
+    """A button's service call: flash what happened, or why not (a name now taken by another project, a
+    cube you may only read); whether it worked. Not found stays the 404 page (see not_found_is_404)."""
+    try:
+        call()
+    except NotFound:
+        raise
+    except DomainError as error:
+        messages.error(request, error.message)
+        return False
+    messages.success(request, success)
+    return True
 
 
 def _memory_action(service, success_message: str):

@@ -24,7 +24,7 @@ def _field_names(model: type[Model]) -> tuple[str, ...]:
     return tuple(field.name for field in model._meta.fields if field.name != "node")
 
 
-def _run_for_each(modeladmin: admin.ModelAdmin, request, queryset, call: Callable[[object], object], done: str) -> None:
+def run_for_each(modeladmin: admin.ModelAdmin, request, queryset, call: Callable[[object], object], done: str) -> None:
     """Call the service for each selected row as the curator; report how many succeeded and why others failed."""
     succeeded, failures = 0, []
     for pk in queryset.values_list("pk", flat=True):
@@ -71,12 +71,12 @@ class ProjectAdmin(ServiceManagedAdmin):
 
     @admin.action(description="Soft delete selected projects", permissions=["change"])
     def soft_delete(self, request, queryset):
-        _run_for_each(self, request, queryset, lambda pk: project_delete(actor=request.user, project_id=pk, curator=True),
+        run_for_each(self, request, queryset, lambda pk: project_delete(actor=request.user, project_id=pk, curator=True),
                       "Soft-deleted")
 
     @admin.action(description="Restore selected projects", permissions=["change"])
     def restore(self, request, queryset):
-        _run_for_each(self, request, queryset, lambda pk: project_restore(actor=request.user, project_id=pk, curator=True),
+        run_for_each(self, request, queryset, lambda pk: project_restore(actor=request.user, project_id=pk, curator=True),
                       "Restored")
 
 
@@ -110,12 +110,12 @@ class EntityAdmin(ServiceManagedAdmin):
 
     @admin.action(description="Soft delete selected", permissions=["change"])
     def soft_delete(self, request, queryset):
-        _run_for_each(self, request, queryset,
+        run_for_each(self, request, queryset,
                       lambda pk: entity_delete(actor=request.user, kind=self.kind, entity_id=pk, curator=True), "Soft-deleted")
 
     @admin.action(description="Restore selected", permissions=["change"])
     def restore(self, request, queryset):
-        _run_for_each(self, request, queryset,
+        run_for_each(self, request, queryset,
                       lambda pk: entity_restore(actor=request.user, kind=self.kind, entity_id=pk, curator=True), "Restored")
 
 

@@ -20,7 +20,7 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.core.exceptions import DomainError, NotFound
-from apps.dashboard.views import not_found_is_404
+from apps.dashboard.views import act, not_found_is_404
 from apps.projects.forms import (
     AttemptForm, CheckEdgesForm, DecisionForm, EdgeForm, EpisodeForm, ExportForm, IssueForm, IssueUpdateForm,
     ProjectCreateForm, ProjectEditForm, ProjectFilterForm, pattern_rows, patterns_from_rows, show_service_error,
@@ -55,20 +55,6 @@ def _submit(request, form, save: Callable[[], HttpResponse], rows=None) -> HttpR
     except DomainError as error:
         show_service_error(form, error, rows)
         return None
-
-
-def _act(request, call: Callable[[], object], success: str) -> bool:
-    """A button's service call: flash what happened, or why not (a name now taken by another project, a
-    cube you may only read); whether it worked. Not found stays the 404 page."""
-    try:
-        call()
-    except NotFound:
-        raise
-    except DomainError as error:
-        messages.error(request, error.message)
-        return False
-    messages.success(request, success)
-    return True
 
 
 def _project_page(project_id) -> HttpResponse:
@@ -167,7 +153,7 @@ def project_edit(request, project_id):
 def project_delete_view(request, project_id):
     project = project_get(actor=request.user, project_id=project_id)
     if request.method == "POST":
-        if _act(request, lambda: project_delete(actor=request.user, project_id=project.pk),
+        if act(request, lambda: project_delete(actor=request.user, project_id=project.pk),
                 f"Project “{project.name}” deleted. Show deleted projects to restore it."):
             return redirect("projects:project-list")
         return _project_page(project.pk)
@@ -182,7 +168,7 @@ def project_delete_view(request, project_id):
 @not_found_is_404
 def project_restore_view(request, project_id):
     project = project_get(actor=request.user, project_id=project_id, include_deleted=True)
-    if _act(request, lambda: project_restore(actor=request.user, project_id=project.pk),
+    if act(request, lambda: project_restore(actor=request.user, project_id=project.pk),
             f"Project “{project.name}” restored."):
         return _project_page(project.pk)
     return redirect(reverse("projects:project-list") + "?deleted=on")
@@ -353,7 +339,7 @@ def _entity(request, segment: str, entity_id):
 def entity_delete_view(request, segment: str, entity_id):
     kind, entity, label = _entity(request, segment, entity_id)
     if request.method == "POST":
-        _act(request, lambda: entity_delete(actor=request.user, kind=kind, entity_id=entity.pk),
+        act(request, lambda: entity_delete(actor=request.user, kind=kind, entity_id=entity.pk),
              f"The {label} “{entity.title}” was deleted. Show deleted items to restore it.")
         return _back_to(_return_project(request, entity))
     project_id = _return_project(request, entity)
@@ -370,7 +356,7 @@ def entity_delete_view(request, segment: str, entity_id):
 @not_found_is_404
 def entity_restore_view(request, segment: str, entity_id):
     kind, entity, label = _entity(request, segment, entity_id)
-    _act(request, lambda: entity_restore(actor=request.user, kind=kind, entity_id=entity.pk),
+    act(request, lambda: entity_restore(actor=request.user, kind=kind, entity_id=entity.pk),
          f"The {label} “{entity.title}” was restored.")
     return _back_to(_return_project(request, entity))
 

@@ -12,7 +12,7 @@ from django.db.models import Count
 
 from apps.core.exceptions import DomainError
 from apps.memories.admin import DeletedFilter
-from apps.projects.admin import _field_names, _run_for_each
+from apps.projects.admin import ServiceManagedAdmin, run_for_each
 from apps.reasoning.models import Cell, Notebook, Thought, ThoughtSession
 from apps.reasoning.services.notebooks import notebook_delete, notebook_restore
 from apps.reasoning.services.thoughts import chain_verify, session_delete, session_restore
@@ -44,24 +44,12 @@ class CellInline(ReadOnlyInline):
     fields = CELL_FIELDS
 
 
-class OwnerCuratedAdmin(admin.ModelAdmin):
+class OwnerCuratedAdmin(ServiceManagedAdmin):
     """Read-only change form, no add or bulk delete: writes go through the services (the actions), called for
     each row as its owner."""
 
     list_filter = (DeletedFilter, "owner")
     list_select_related = ("owner",)
-
-    def get_fields(self, request, obj=None):
-        return self.get_readonly_fields(request, obj)
-
-    def get_readonly_fields(self, request, obj=None):
-        return _field_names(self.model)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # soft delete is the action; nothing here deletes for good
 
     @admin.display(description="deleted", boolean=True, ordering="deleted_at")
     def is_deleted(self, obj) -> bool:
@@ -69,7 +57,7 @@ class OwnerCuratedAdmin(admin.ModelAdmin):
 
     def _for_owners(self, request, queryset, call: Callable, done: str) -> None:
         owners = {row.pk: row.owner for row in queryset.select_related("owner")}
-        _run_for_each(self, request, queryset, lambda pk: call(owners[pk], pk), done)
+        run_for_each(self, request, queryset, lambda pk: call(owners[pk], pk), done)
 
 
 @admin.register(ThoughtSession)

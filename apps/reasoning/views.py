@@ -29,8 +29,7 @@ from markdown_it import MarkdownIt
 
 from apps.core.exceptions import DomainError, InvalidInput, NotFound
 from apps.dashboard.forms import add_service_error
-from apps.dashboard.views import not_found_is_404
-from apps.projects.views import _act
+from apps.dashboard.views import act, not_found_is_404
 from apps.reasoning import forms as reasoning_forms
 from apps.reasoning.analysis.bias import BIAS_TYPES
 from apps.reasoning.forms import (
@@ -184,7 +183,7 @@ def session_export_view(request, session_id):
 @not_found_is_404
 def session_delete_view(request, session_id):
     session = session_get(actor=request.user, session_id=session_id)
-    if _act(request, lambda: session_delete(actor=request.user, session_id=session.pk),
+    if act(request, lambda: session_delete(actor=request.user, session_id=session.pk),
             f"Session “{session.title}” deleted. Include deleted sessions in the list to restore it."):
         return redirect("reasoning:overview")
     return redirect("reasoning:session-detail", session_id=session.pk)
@@ -194,7 +193,7 @@ def session_delete_view(request, session_id):
 @require_POST
 @not_found_is_404
 def session_restore_view(request, session_id):
-    _act(request, lambda: session_restore(actor=request.user, session_id=session_id), "Session restored.")
+    act(request, lambda: session_restore(actor=request.user, session_id=session_id), "Session restored.")
     return redirect("reasoning:session-detail", session_id=session_id)
 
 
@@ -350,7 +349,7 @@ def notebook_export_view(request, notebook_id):
 @not_found_is_404
 def notebook_delete_view(request, notebook_id):
     notebook = notebook_get(actor=request.user, notebook_id=notebook_id)
-    if _act(request, lambda: notebook_delete(actor=request.user, notebook_id=notebook.pk),
+    if act(request, lambda: notebook_delete(actor=request.user, notebook_id=notebook.pk),
             f"Notebook “{notebook.title}” deleted."):
         return redirect(reverse("reasoning:notebook-list") + f"?undo={notebook.pk}")
     return redirect(_notebook_url(notebook.pk))
@@ -360,7 +359,7 @@ def notebook_delete_view(request, notebook_id):
 @require_POST
 @not_found_is_404
 def notebook_restore_view(request, notebook_id):
-    _act(request, lambda: notebook_restore(actor=request.user, notebook_id=notebook_id), "Notebook restored.")
+    act(request, lambda: notebook_restore(actor=request.user, notebook_id=notebook_id), "Notebook restored.")
     return redirect(_notebook_url(notebook_id))
 
 

@@ -7,6 +7,7 @@ not part of Engram; Engram reaches it over HTTP exactly as it would a real endpo
 import json
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -63,22 +64,32 @@ def completion_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+@contextmanager
+def serving_endpoint(settings, make_handler, make_state, *, model: str, api_key: str | None):
+    """Serves ``make_handler(state)`` on a loopback port in a thread and configures it as Engram's model endpoint;
+    yields the state (built by ``make_state(base_url=...)``), through which the test sees and steers the server."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    state = make_state(base_url=f"http://127.0.0.1:{httpd.server_address[1]}/v1")
+    httpd.RequestHandlerClass = make_handler(state)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    settings.ENGRAM_LLM_BASE_URL = state.base_url
+    settings.ENGRAM_LLM_MODEL = model
+    settings.ENGRAM_LLM_API_KEY = api_key
+    settings.ENGRAM_LLM_TIMEOUT_SECONDS = 10
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
 @pytest.fixture
 def llm_server(settings):
     """A running fake model server, configured as Engram's endpoint (with an API key)."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
-    fake = FakeModelServer(base_url=f"http://127.0.0.1:{httpd.server_address[1]}/v1")
-    httpd.RequestHandlerClass = completion_handler(fake)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    settings.ENGRAM_LLM_BASE_URL = fake.base_url
-    settings.ENGRAM_LLM_MODEL = FAKE_MODEL
-    settings.ENGRAM_LLM_API_KEY = "sk-test"
-    settings.ENGRAM_LLM_TIMEOUT_SECONDS = 10
-    yield fake
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with serving_endpoint(settings, completion_handler, FakeModelServer, model=FAKE_MODEL, api_key="sk-test") as fake:
+        yield fake
 
 
 @pytest.fixture

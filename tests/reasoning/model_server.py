@@ -12,12 +12,12 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from apps.projects.services import decision_add, edge_add, project_create
-from tests.chat.conftest import completion_handler
+from tests.chat.conftest import completion_handler, serving_endpoint
 
 MODEL = "fake-reasoner-1"
 
@@ -115,19 +115,8 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def model_server(settings):
     """A running model server, configured as Engram's endpoint."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
-    server = ModelServer(base_url=f"http://127.0.0.1:{httpd.server_address[1]}/v1")
-    httpd.RequestHandlerClass = _handler(server)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    settings.ENGRAM_LLM_BASE_URL = server.base_url
-    settings.ENGRAM_LLM_MODEL = MODEL
-    settings.ENGRAM_LLM_API_KEY = None
-    settings.ENGRAM_LLM_TIMEOUT_SECONDS = 10
-    yield server
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with serving_endpoint(settings, _handler, ModelServer, model=MODEL, api_key=None) as server:
+        yield server
 
 
 @pytest.fixture
