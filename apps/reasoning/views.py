@@ -216,8 +216,10 @@ def notebook_index(request):
 
 def _notebook_list_page(request, *, form=None, load_form=None, templates=None) -> HttpResponse:
     templates = templates if templates is not None else notebook_templates()
+    show_deleted = request.GET.get("deleted") == "include"
     return render(request, "reasoning/notebook_list.html", {
-        "notebooks": notebook_list(actor=request.user), "undo": _undo_id(request),
+        "notebooks": notebook_list(actor=request.user, include_deleted=show_deleted), "show_deleted": show_deleted,
+        "undo": _undo_id(request),
         "form": form or NotebookCreateForm(templates=templates), "load_form": load_form or NotebookLoadForm(),
         "templates": templates, "execution_enabled": settings.ENGRAM_NOTEBOOK_EXECUTION,
     })

@@ -413,6 +413,17 @@ def test_delete_and_restore_a_notebook(alice, notebook):
     assert notebook.deleted_at is None
 
 
+def test_deleted_notebooks_are_listed_on_request_with_a_restore_button(alice, notebook):
+    alice.post(url("notebook-delete", notebook.pk))
+    assert list(alice.get(url("notebook-list")).context["notebooks"]) == []
+    response = alice.get(url("notebook-list"), {"deleted": "include"})
+    assert [row.pk for row in response.context["notebooks"]] == [notebook.pk]
+    page = html_of(response)
+    assert "Hide deleted" in page and f'action="{url("notebook-restore", notebook.pk)}"' in page
+    alice.post(url("notebook-restore", notebook.pk))
+    assert [row.pk for row in alice.get(url("notebook-list")).context["notebooks"]] == [notebook.pk]
+
+
 def test_unknown_notebook_and_cell_ids_are_the_404_page(alice, notebook):
     code = notebook.cells.get(cell_type="code")
     for address in (url("notebook-detail", UNKNOWN), url("notebook-export", UNKNOWN)):
