@@ -23,7 +23,7 @@ import httpx
 from asgiref.sync import async_to_sync
 from django.conf import settings
 
-from apps.core.exceptions import DomainError
+from apps.core.exceptions import Unavailable
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
 Generate = Callable[[list[Message], int], "tuple[str, str] | Awaitable[tuple[str, str]]"]
@@ -41,7 +41,7 @@ NO_MODEL_NOTE = (
 )
 
 
-class LLMUnavailable(DomainError):
+class LLMUnavailable(Unavailable):
     """The configured endpoint could not answer. Not the caller's fault and worth retrying later."""
 
     code = "llm_unavailable"

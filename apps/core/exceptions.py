@@ -41,5 +41,12 @@ class InvalidInput(DomainError):
         return self.extra.get("field")
 
 
+class Unavailable(DomainError):
+    """Something Engram relies on cannot do its part right now (a language model endpoint, node or npm for
+    notebooks): not the caller's fault, and worth retrying once an operator has looked."""
+
+    code = "unavailable"
+
+
 class RateLimited(DomainError):
     code = "rate_limited"

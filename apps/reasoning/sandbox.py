@@ -60,7 +60,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from apps.core.exceptions import DomainError
+from apps.core.exceptions import DomainError, Unavailable
 
 BUILD_DIR = ".build"
 MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -183,7 +183,7 @@ def prepare_directory(directory: Path, *, notebook_key: int) -> None:
     if isolation().switch_user:
         closed = next((folder for folder in root.resolve().parents if not folder.stat().st_mode & stat.S_IXOTH), None)
         if closed is not None:
-            raise DomainError(f"Notebook cells run as an unprivileged user, who cannot pass through {closed}: allow it "
+            raise Unavailable(f"Notebook cells run as an unprivileged user, who cannot pass through {closed}: allow it "
                               f"(chmod o+x {closed}) or set ENGRAM_NOTEBOOK_DIR to a folder outside it.",
                               code="execution_failed")
         uid = sandbox_uid(notebook_key)
@@ -230,7 +230,7 @@ def execute(command: list[str], *, cwd: Path, env: dict[str, str], timeout: floa
         process = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
-        raise DomainError(f"Could not start {command[0]}: {exc}.", code="execution_failed") from exc
+        raise Unavailable(f"Could not start {command[0]}: {exc}.", code="execution_failed") from exc
     # Bytes kept per stream: UTF-8 needs at most 4 per character, so this holds output_chars characters.
     keep = output_chars * 4
     buffers = {process.stdout.fileno(): bytearray(), process.stderr.fileno(): bytearray()}
@@ -283,7 +283,7 @@ def find_esbuild() -> str:
     for candidate in candidates:
         if candidate and os.access(candidate, os.X_OK):
             return candidate
-    raise DomainError(
+    raise Unavailable(
         "TypeScript cells need esbuild, which this server does not have: run `make frontend` in the Engram "
         "checkout (it installs frontend/node_modules/.bin/esbuild), or set ENGRAM_NOTEBOOK_ESBUILD to an esbuild "
         "binary.", code="execution_failed")
@@ -337,7 +337,7 @@ def run_cell(*, directory: Path, filename: str, sources: dict[str, str], noteboo
     """Write every code cell of the notebook, then run ``filename`` in the sandbox."""
     limits = limits or Limits.from_settings()
     if not shutil.which("node") or not shutil.which("prlimit"):
-        raise DomainError("Running cells needs node (20 or later) and prlimit (util-linux) on the server's PATH.",
+        raise Unavailable("Running cells needs node (20 or later) and prlimit (util-linux) on the server's PATH.",
                           code="execution_failed")
     prepare_directory(directory, notebook_key=notebook_key)
     write_sources(directory, sources)
@@ -378,7 +378,7 @@ def npm_install(*, directory: Path, specs: list[str], notebook_key: int, package
     """``npm install --save`` the specs in the notebook directory; a failure is a DomainError with npm's
     own message (an unknown package, a version that does not exist, the registry unreachable)."""
     if not shutil.which("npm"):
-        raise DomainError("Installing dependencies needs npm on the server's PATH.", code="execution_failed")
+        raise Unavailable("Installing dependencies needs npm on the server's PATH.", code="execution_failed")
     prepare_directory(directory, notebook_key=notebook_key)
     manifest_path = directory / "package.json"
     if manifest_path.is_symlink() or not manifest_path.is_file():

@@ -168,6 +168,16 @@ def test_notebook_errors(api, settings):
     assert disabled["code"] == "execution_disabled" and "ENGRAM_NOTEBOOK_EXECUTION" in disabled["message"]
 
 
+def test_a_server_that_cannot_run_cells_is_a_503(api, settings, tmp_path):
+    notebook_id = post(api, NOTEBOOKS, {"title": "No compiler", "language": "typescript"})["notebook"]["id"]
+    cell = post(api, f"{NOTEBOOKS}{notebook_id}/cells/", {"cell_type": "code", "filename": "main.ts",
+                                                          "content": "console.log(1)"})
+    settings.ENGRAM_NOTEBOOK_ESBUILD = str(tmp_path / "no-esbuild")
+    settings.BASE_DIR = tmp_path  # no frontend/node_modules/.bin/esbuild there either
+    error = error_of(api.post(f"{NOTEBOOKS}{notebook_id}/cells/{cell['id']}/run/", {}, format="json"), 503)
+    assert error["code"] == "execution_failed" and "make frontend" in error["message"]
+
+
 def test_notebook_list_keeps_its_query_count(api, django_assert_max_num_queries):
     for title in ("One", "Two", "Three"):
         post(api, NOTEBOOKS, {"title": title})

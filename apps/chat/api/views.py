@@ -1,7 +1,6 @@
 """REST views of chat. Each parses its input, calls one service or selector of apps.chat, and formats the
-answer; errors reach the client in the API's one envelope (apps/core/api/errors.py), except that an
-unreachable language model is a 503 (the envelope's default for other domain errors is 409, and this is not
-a conflict the client can resolve)."""
+answer; errors reach the client in the API's one envelope (apps/core/api/errors.py), where an unreachable
+language model is a 503 (apps.core.exceptions.Unavailable)."""
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
@@ -10,10 +9,8 @@ from apps.chat.api.serializers import (
     ChatHistoryQuerySerializer, ChatReplySerializer, ChatRequestSerializer, ChatSessionDetailSerializer,
     ChatSessionSerializer,
 )
-from apps.chat.llm import LLMUnavailable
 from apps.chat.selectors import chat_history, chat_session_list
 from apps.chat.services import chat_clear, chat_send
-from apps.core.api.errors import error_response
 from apps.core.api.serializers import PageQuerySerializer, error_responses, validated
 
 SESSION_ID = OpenApiParameter("session_id", OpenApiTypes.STR, OpenApiParameter.PATH,
@@ -35,11 +32,7 @@ class ChatView(generics.GenericAPIView):
     )
     def post(self, request):
         data = validated(ChatRequestSerializer, request.data)
-        try:
-            reply = chat_send(actor=request.user, **data)
-        except LLMUnavailable as exc:
-            return error_response(exc.code, exc.message, exc.extra, http_status=status.HTTP_503_SERVICE_UNAVAILABLE)
-        return Response(ChatReplySerializer(reply).data)
+        return Response(ChatReplySerializer(chat_send(actor=request.user, **data)).data)
 
 
 @extend_schema(tags=["chat"])

@@ -7,13 +7,14 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied, RateLimited
+from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied, RateLimited, Unavailable
 
 DOMAIN_STATUS = {
     NotFound: status.HTTP_404_NOT_FOUND,
     PermissionDenied: status.HTTP_403_FORBIDDEN,
     InvalidInput: status.HTTP_400_BAD_REQUEST,
     RateLimited: status.HTTP_429_TOO_MANY_REQUESTS,
+    Unavailable: status.HTTP_503_SERVICE_UNAVAILABLE,
 }
 
 

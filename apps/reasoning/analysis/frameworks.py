@@ -311,7 +311,7 @@ FACETS: dict[str, Callable[[ProblemProfile], list[str]]] = {
                                 f"{profile.subject})"],
     "observations": lambda profile: [profile.fill(knowledge(domain).lever) for domain in profile.main_domains()[:2]],
     "hypotheses": _hypotheses,
-    "test": lambda profile: [f"Test each candidate cause one change at a time"
+    "test": lambda profile: ["Test each candidate cause one change at a time"
                              + (f", without breaking {join_list(list(profile.context.constraints))}"
                                 if profile.context.constraints else "")],
     "verify": lambda profile: [f"Confirm against: {goal}" for goal in profile.context.goals]

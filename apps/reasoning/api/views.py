@@ -1,6 +1,6 @@
 """REST views of reasoning. Each parses its input, calls one service or selector of apps.reasoning, and formats
-the answer; errors reach the client in the API's one envelope (apps/core/api/errors.py), except that an
-unreachable language model is a 503, as for chat.
+the answer; errors reach the client in the API's one envelope (apps/core/api/errors.py): an unreachable
+language model, or a server that cannot run notebook cells, is a 503.
 
 The eight analyses share one view class, configured per tool by an ``Analysis`` row: its request serializer,
 its service, and how the REST names map onto the service's arguments.
@@ -12,8 +12,6 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 
-from apps.chat.llm import LLMUnavailable
-from apps.core.api.errors import error_response
 from apps.core.api.serializers import error_responses, validated
 from apps.memories.api.serializers import NoBodySerializer
 from apps.reasoning import mental_models, selectors
@@ -252,7 +250,7 @@ class NotebookDependenciesView(generics.GenericAPIView):
         description="Runs npm install (install scripts disabled) in the notebook's folder. 403 execution_disabled "
                     "when the server does not run notebook code (ENGRAM_NOTEBOOK_EXECUTION).",
         request=s.DependenciesSerializer,
-        responses={200: s.NotebookDetailSerializer, **error_responses(400, 401, 403, 404, 409)},
+        responses={200: s.NotebookDetailSerializer, **error_responses(400, 401, 403, 404, 409, 503)},
     )
     def post(self, request, notebook_id: str):
         data = validated(s.DependenciesSerializer, request.data)
@@ -316,9 +314,10 @@ class CellRunView(generics.GenericAPIView):
         description="Runs the cell with node in the notebook's folder, under a timeout and memory limit and "
                     "without network where the host allows it. A cell whose code fails is still a 200, with "
                     "status failed and its stderr. 403 execution_disabled when the server does not run notebook "
-                    "code (ENGRAM_NOTEBOOK_EXECUTION).",
+                    "code (ENGRAM_NOTEBOOK_EXECUTION); 503 execution_failed when it cannot (node or esbuild "
+                    "missing).",
         request=NoBodySerializer,
-        responses={200: s.CellSerializer, **error_responses(400, 401, 403, 404, 409)},
+        responses={200: s.CellSerializer, **error_responses(400, 401, 403, 404, 503)},
     )
     def post(self, request, notebook_id: str, cell_id: str):
         validated(NoBodySerializer, request.data)
@@ -439,11 +438,7 @@ def analysis_view(spec: Analysis) -> type[generics.GenericAPIView]:
         def post(self, request):
             data = validated(spec.request, request.data)
             arguments = {spec.renamed.get(name, name): value for name, value in data.items()}
-            try:
-                return Response(spec.service(actor=request.user, **arguments))
-            except LLMUnavailable as exc:
-                return error_response(exc.code, exc.message, exc.extra,
-                                      http_status=status.HTTP_503_SERVICE_UNAVAILABLE)
+            return Response(spec.service(actor=request.user, **arguments))
 
     AnalysisView.__name__ = AnalysisView.__qualname__ = f"{spec.path.title().replace('-', '')}View"
     return AnalysisView

@@ -38,7 +38,7 @@ from django.db.models import Count, F, QuerySet
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied
+from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied, Unavailable
 from apps.projects.validation import clean_title, parse_uuid
 from apps.reasoning import sandbox, srcmd
 from apps.reasoning.models import Cell, Notebook
@@ -301,7 +301,7 @@ def cell_run(*, actor: User, notebook_id, cell_id) -> Cell:
                                                executed_at=timezone.now(), updated_at=timezone.now())
         if isinstance(exc, DomainError):
             raise
-        raise DomainError(message, code="execution_failed") from exc
+        raise Unavailable(message, code="execution_failed") from exc
     cell.status = Cell.Status.COMPLETED if result.succeeded else Cell.Status.FAILED
     cell.stdout, cell.stderr, cell.exit_code = result.stdout, result.stderr, result.exit_code
     cell.duration_ms, cell.executed_at = result.duration_ms, timezone.now()
@@ -322,7 +322,7 @@ def notebook_install_deps(*, actor: User, notebook_id, dependencies: list[str]) 
         installed = sandbox.npm_install(directory=notebook_directory(notebook), specs=specs,
                                         notebook_key=notebook.pk.int, package_name=f"notebook-{notebook.pk.hex[:12]}")
     except OSError as exc:
-        raise DomainError(f"The notebook directory could not be used: {exc}", code="execution_failed") from exc
+        raise Unavailable(f"The notebook directory could not be used: {exc}", code="execution_failed") from exc
     Notebook.objects.filter(pk=notebook.pk).update(dependencies=installed.versions, updated_at=timezone.now())
     notebook.refresh_from_db()
     asked = {NPM_SPEC.match(spec).group("name") for spec in specs}
