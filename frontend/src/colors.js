@@ -8,12 +8,13 @@ export const SECTOR_COLORS = {
   reflective: "#d97706",
 };
 
-// Kinds to come (decision, issue, sharp edge, thought) already have their colour.
+// One colour per Memory.Kind: plain memories, Mind's entities, Thoughtbox's thoughts.
 export const KIND_COLORS = {
   memory: "#4f46e5",
   decision: "#0891b2",
   issue: "#dc2626",
   sharp_edge: "#ea580c",
+  episode: "#9333ea",
   thought: "#65a30d",
 };
 
