@@ -142,6 +142,11 @@ def _uid_base() -> int:
     return int(settings.ENGRAM_NOTEBOOK_SANDBOX_UID_BASE)
 
 
+def _setpriv(uid: int) -> list[str]:
+    """The command prefix that runs what follows as ``uid``, without the server's groups."""
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+
+
 @functools.cache
 def isolation() -> Isolation:
     """Probe once: can we make a network namespace (as root, or through a user namespace), and can we run
@@ -156,12 +161,11 @@ def isolation() -> Isolation:
     if not network_command:
         notes.append("network isolation: unavailable on this host (no network namespace could be created); "
                      "the cell ran with the host's network")
-    uid = _uid_base()
+    in_user_namespace = network_command[:2] == USER_NAMESPACE
     # A user namespace maps the server's uid to root inside it, so switching users there is not possible.
-    switch_user = (os.geteuid() == 0 and shutil.which("setpriv") is not None
-                   and network_command[:2] != USER_NAMESPACE
-                   and _succeeds(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", "true"]))
-    if not switch_user and network_command[:2] != USER_NAMESPACE:
+    switch_user = (os.geteuid() == 0 and shutil.which("setpriv") is not None and not in_user_namespace
+                   and _succeeds([*_setpriv(_uid_base()), "true"]))
+    if not switch_user and not in_user_namespace:
         notes.append("process limit: unavailable (cells run as the server's own user, outside any user "
                      "namespace, where RLIMIT_NPROC would count the server's own processes)")
     return Isolation(network_command=network_command, switch_user=switch_user, notes=tuple(notes))
@@ -291,10 +295,7 @@ def find_esbuild() -> str:
 
 def _as_notebook_user(notebook_key: int) -> list[str]:
     """The command prefix that drops to the notebook's own unprivileged user (nothing when not root)."""
-    if not isolation().switch_user:
-        return []
-    uid = sandbox_uid(notebook_key)
-    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+    return _setpriv(sandbox_uid(notebook_key)) if isolation().switch_user else []
 
 
 def _bundle_typescript(directory: Path, filename: str, *, notebook_key: int,

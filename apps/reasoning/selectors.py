@@ -36,7 +36,6 @@ class ChainReplay:
         self.last_of_line: dict[str, Thought] = {}
         self.by_line_number: dict[tuple[str, int], Thought] = {}
         self.by_number: dict[int, Thought] = {}
-        self.branches: list[str] = []
 
     def find(self, number: int | None, branch_id: str = "") -> Thought | None:
         if number is None:
@@ -56,14 +55,17 @@ class ChainReplay:
         return self.find(thought.branch_from_thought, thought.branch_id) if thought.branch_id else None
 
     def add(self, thought: Thought) -> None:
-        if thought.branch_id and thought.branch_id not in self.last_of_line:
-            self.branches.append(thought.branch_id)
         self.last_of_line[thought.branch_id] = thought
         self.by_line_number[(thought.branch_id, thought.thought_number)] = thought
         self.by_number[thought.thought_number] = thought
 
     def numbers(self) -> list[int]:
         return sorted(self.by_number)
+
+    @property
+    def branches(self) -> list[str]:
+        """The branch ids, in the order the branches started (a dict keeps its first insertion order)."""
+        return [line for line in self.last_of_line if line]
 
 
 def parse_session_id(value, *, field: str = "sessionId"):
@@ -139,22 +141,20 @@ def linked_thoughts(thoughts: list[Thought]) -> list[dict]:
     (the thoughts whose parent it is: more than one where a branch forks), ``branchOrigin`` (the thought a
     branch forks from) and ``revisesNode`` (the thought a revision revises)."""
     replay = ChainReplay()
-    links = []
+    links: dict = {}
     for thought in thoughts:
         parent, fork = replay.parent_of(thought), replay.fork_of(thought)
         revised = replay.find(thought.revises_thought, thought.branch_id) if thought.is_revision else None
-        links.append({"thought": thought, "prev": parent, "branchOrigin": fork, "revisesNode": revised})
+        if parent is not None:  # a parent was added before its child, so its link already exists
+            links[parent.pk]["next"].append(str(thought.pk))
+        links[thought.pk] = {"thought": thought, "prev": _id_or_none(parent), "next": [],
+                             "branchOrigin": _id_or_none(fork), "revisesNode": _id_or_none(revised)}
         replay.add(thought)
-    children: dict = {}
-    for link in links:
-        if link["prev"] is not None:
-            children.setdefault(link["prev"].pk, []).append(str(link["thought"].pk))
-    for link in links:
-        link["prev"] = str(link["prev"].pk) if link["prev"] is not None else None
-        link["next"] = children.get(link["thought"].pk, [])
-        for key in ("branchOrigin", "revisesNode"):
-            link[key] = str(link[key].pk) if link[key] is not None else None
-    return links
+    return list(links.values())
+
+
+def _id_or_none(thought: Thought | None) -> str | None:
+    return str(thought.pk) if thought is not None else None
 
 
 def _tree_node(link: dict) -> dict:

@@ -39,7 +39,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied, Unavailable
-from apps.projects.validation import clean_title, parse_uuid
+from apps.projects.validation import clean_choice, clean_title, parse_uuid
 from apps.reasoning import sandbox, srcmd
 from apps.reasoning.models import Cell, Notebook
 from apps.reasoning.notebook_templates import TEMPLATES, notebook_templates  # noqa: F401 (part of this API)
@@ -131,12 +131,6 @@ def notebook_directory(notebook: Notebook) -> Path:
 
 # ---- validation --------------------------------------------------------------------------------------------
 
-def _clean_choice(value, *, choices: list[str], field: str) -> str:
-    if value not in choices:
-        raise InvalidInput(f"{field} must be one of {', '.join(choices)}, got {value!r}.", field=field)
-    return value
-
-
 def _clean_template(value) -> str:
     if value in (None, ""):
         return ""
@@ -208,6 +202,12 @@ def _clean_dependencies(value) -> list[str]:
     return specs
 
 
+def _split_spec(spec: str) -> tuple[str, str | None]:
+    """A cleaned npm spec as (package name, version or None)."""
+    match = NPM_SPEC.match(spec)
+    return match.group("name"), match.group("version")
+
+
 def _require_execution() -> None:
     if not settings.ENGRAM_NOTEBOOK_EXECUTION:
         raise PermissionDenied(
@@ -233,13 +233,12 @@ def _insert_cell(notebook: Notebook, *, cell_type: str, content: str, filename: 
 
 
 def _touch(notebook: Notebook) -> None:
-    notebook.updated_at = timezone.now()
-    notebook.save(update_fields=["updated_at"])
+    notebook.save(update_fields=["updated_at"])  # auto_now sets it
 
 
 def notebook_create(*, actor: User, title, language="javascript", template: str | None = None) -> Notebook:
     title = clean_title(title, field="title")
-    language = _clean_choice(language, choices=Notebook.Language.values, field="language")
+    language = clean_choice(language, choices=Notebook.Language.values, field="language")
     template = _clean_template(template)
     with transaction.atomic():
         notebook = Notebook.objects.create(owner=actor, title=title, language=language, template=template)
@@ -251,7 +250,7 @@ def notebook_create(*, actor: User, title, language="javascript", template: str 
 
 
 def cell_add(*, actor: User, notebook_id, cell_type, content, filename=None, position=None) -> Cell:
-    cell_type = _clean_choice(cell_type, choices=Cell.CellType.values, field="cellType")
+    cell_type = clean_choice(cell_type, choices=Cell.CellType.values, field="cellType")
     content = _clean_content(content)
     with transaction.atomic():
         notebook = _notebook_locked(actor=actor, notebook_id=notebook_id)
@@ -286,10 +285,10 @@ def cell_update(*, actor: User, notebook_id, cell_id, content=None, filename=Non
 
 def cell_run(*, actor: User, notebook_id, cell_id) -> Cell:
     _require_execution()
-    cell = cell_get(actor=actor, notebook_id=notebook_id, cell_id=cell_id)
+    notebook = notebook_get(actor=actor, notebook_id=notebook_id)
+    cell = _cell_in(notebook, cell_id)
     if cell.cell_type != Cell.CellType.CODE:
         raise InvalidInput(f"Cell {cell.pk} is a markdown cell; only code cells run.", field="cellId")
-    notebook = cell.notebook
     sources = dict(notebook.cells.filter(cell_type=Cell.CellType.CODE).values_list("filename", "content"))
     Cell.objects.filter(pk=cell.pk).update(status=Cell.Status.RUNNING, updated_at=timezone.now())
     try:
@@ -323,9 +322,9 @@ def notebook_install_deps(*, actor: User, notebook_id, dependencies: list[str]) 
                                         notebook_key=notebook.pk.int, package_name=f"notebook-{notebook.pk.hex[:12]}")
     except OSError as exc:
         raise Unavailable(f"The notebook directory could not be used: {exc}", code="execution_failed") from exc
-    Notebook.objects.filter(pk=notebook.pk).update(dependencies=installed.versions, updated_at=timezone.now())
-    notebook.refresh_from_db()
-    asked = {NPM_SPEC.match(spec).group("name") for spec in specs}
+    notebook.dependencies = installed.versions
+    notebook.save(update_fields=["dependencies", "updated_at"])
+    asked = {_split_spec(spec)[0] for spec in specs}
     return InstallResult(notebook=notebook, output=installed.output,
                          installed={name: version for name, version in installed.versions.items() if name in asked})
 
@@ -424,7 +423,7 @@ def notebook_load(*, actor: User, path: str | None = None, text: str | None = No
     try:
         source = srcmd.parse(text)
         title = clean_title(source.title, field="title")
-        language = _clean_choice(source.language, choices=Notebook.Language.values, field="language")
+        language = clean_choice(source.language, choices=Notebook.Language.values, field="language")
         template = _clean_template(source.template)
         dependencies = _clean_dependencies([f"{name}@{version}" for name, version in source.dependencies.items()])
     except InvalidInput as exc:
@@ -433,11 +432,10 @@ def notebook_load(*, actor: User, path: str | None = None, text: str | None = No
     with transaction.atomic():
         notebook = Notebook.objects.create(
             owner=actor, title=title, language=language, template=template,
-            dependencies={NPM_SPEC.match(spec).group("name"): NPM_SPEC.match(spec).group("version") or "*"
-                          for spec in dependencies})
+            dependencies={name: version or "*" for name, version in map(_split_spec, dependencies)})
         for position, cell in enumerate(source.cells):
             try:
-                cell_type = _clean_choice(cell.cell_type, choices=Cell.CellType.values, field="cellType")
+                cell_type = clean_choice(cell.cell_type, choices=Cell.CellType.values, field="cellType")
                 content = _clean_content(cell.content)
                 filename = _clean_filename(cell.filename, notebook=notebook, cell_type=cell_type)
             except InvalidInput as exc:

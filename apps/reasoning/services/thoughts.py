@@ -48,10 +48,10 @@ from apps.memories.models import Memory
 from apps.memories.services import memory_delete, memory_restore, memory_store
 from apps.memories.validation import clean_labels, clean_text
 from apps.projects.services.export import export_dir, write_atomically
+from apps.projects.validation import clean_bool
 from apps.reasoning.models import GENESIS, Thought, ThoughtSession
 from apps.reasoning.selectors import (
-    ChainReplay, linked_thoughts, parse_session_id, session_current, session_dict, session_get, session_latest,
-    thoughts_of,
+    ChainReplay, linked_thoughts, session_current, session_dict, session_get, session_latest, thoughts_of,
 )
 
 EXPORT_VERSION = "1.0"
@@ -163,12 +163,6 @@ def _positive(value, *, name: str, required: bool = True) -> int | None:
     return value
 
 
-def _flag(value, *, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidInput(f"{name} must be true or false.", field=name)
-    return value
-
-
 def _clean_thought(value) -> str:
     if not isinstance(value, str):
         raise InvalidInput("thought must be a string: the text of this thinking step.", field="thought")
@@ -238,7 +232,7 @@ def _clean_step(*, thought, thought_number, total_thoughts, next_thought_needed,
     if thought_number > total_thoughts:
         notices.append(f"totalThoughts raised from {total_thoughts} to {thought_number} (thoughtNumber exceeded it).")
         total_thoughts = thought_number
-    is_revision = _flag(is_revision, name="isRevision")
+    is_revision = clean_bool(is_revision, field="isRevision")
     revises_thought = _positive(revises_thought, name="revisesThought", required=False)
     if revises_thought is not None and not is_revision:
         raise InvalidInput("revisesThought is given but isRevision is not true: set isRevision to true to revise "
@@ -253,9 +247,9 @@ def _clean_step(*, thought, thought_number, total_thoughts, next_thought_needed,
                            "(e.g. 'caching-approach') so later thoughts can continue it.", field="branchId")
     agent_id = clean_text(agent_id, field_name="agentId", max_chars=MAX_AGENT_CHARS)
     step = _Step(thought=thought, thought_number=thought_number, total_thoughts=total_thoughts,
-                 next_thought_needed=_flag(next_thought_needed, name="nextThoughtNeeded"), is_revision=is_revision,
+                 next_thought_needed=clean_bool(next_thought_needed, field="nextThoughtNeeded"), is_revision=is_revision,
                  revises_thought=revises_thought, branch_from_thought=branch_from_thought, branch_id=branch_id,
-                 needs_more_thoughts=_flag(needs_more_thoughts, name="needsMoreThoughts"), agent_id=agent_id)
+                 needs_more_thoughts=clean_bool(needs_more_thoughts, field="needsMoreThoughts"), agent_id=agent_id)
     return step, notices
 
 
@@ -304,16 +298,14 @@ def _next_moment(last: Thought | None) -> datetime:
 
 
 def _store_node(*, actor: User, session: ThoughtSession, thought: Thought) -> Memory:
-    memory = memory_store(
+    """The thought's memory-graph node, stored for the caller to attach to the thought."""
+    return memory_store(
         actor=actor, content=thought.thought, kind=Memory.Kind.THOUGHT, cube_id=str(session.cube_id),
         primary_sector="reflective", tags=["thoughtbox", *session.tags], category="thought",
         session_id=str(session.pk), agent_id=thought.agent_id, created_at=thought.created_at,
         metadata={"thought_session_id": str(session.pk), "thought_number": thought.thought_number,
                   "branch_id": thought.branch_id or None},
     ).memory
-    Thought.objects.filter(pk=thought.pk).update(node=memory)
-    thought.node = memory
-    return memory
 
 
 def thought_add(*, actor: User, client_key: str, thought: str, thought_number: int, total_thoughts: int,
@@ -332,8 +324,6 @@ def thought_add(*, actor: User, client_key: str, thought: str, thought_number: i
     client_key = clean_text(client_key, field_name="clientKey", max_chars=MAX_CLIENT_KEY_CHARS)
     title = clean_text(session_title, field_name="sessionTitle", max_chars=MAX_TITLE_CHARS)
     tags = _clean_tags(session_tags)
-    if session_id is not None:
-        parse_session_id(session_id)
     with transaction.atomic():
         session, created = _resolve_session(actor=actor, client_key=client_key, step=step, session_id=session_id,
                                              title=title, tags=tags)
@@ -359,17 +349,17 @@ def thought_add(*, actor: User, client_key: str, thought: str, thought_number: i
         parent = replay.parent_of(record)
         record.parent_hash = parent.content_hash if parent is not None else GENESIS
         record.content_hash = _hash_of(record)
+        record.node = _store_node(actor=actor, session=session, thought=record)
         record.save(force_insert=True)
         replay.add(record)
         session.completed_at = None if step.next_thought_needed else record.created_at
         session.save(update_fields=["completed_at", "updated_at"])
-        _store_node(actor=actor, session=session, thought=record)
     ignored = tuple(name for name, given in (("sessionTitle", title), ("sessionTags", tags)) if given and not created)
     if ignored:
         notices.append(f"{' and '.join(ignored)} apply only to the thought that creates a session; this thought "
                        f"went to the existing session {session.title!r}, so they were ignored.")
     return ThoughtAdded(session=session, thought=record, session_created=created, history_length=len(prior) + 1,
-                        branches=list(replay.branches), is_final=not step.next_thought_needed, ignored=ignored,
+                        branches=replay.branches, is_final=not step.next_thought_needed, ignored=ignored,
                         notices=tuple(notices))
 
 
@@ -485,7 +475,8 @@ def session_restore(*, actor: User, session_id) -> ThoughtSession:
         session.save(update_fields=["deleted_at", "updated_at"])
         for thought in Thought.objects.filter(session=session).select_related("node"):
             if thought.node is None:
-                _store_node(actor=actor, session=session, thought=thought)
+                thought.node = _store_node(actor=actor, session=session, thought=thought)
+                thought.save(update_fields=["node"])
             elif thought.node.deleted_at is not None:
                 memory_restore(actor=actor, memory_id=thought.node_id)
     return session
