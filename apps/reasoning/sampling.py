@@ -32,18 +32,14 @@ from mcp.server.mcpserver import Context
 from mcp_types import CreateMessageRequest, CreateMessageResult, InputRequiredResult
 from mcp_types.version import is_version_at_least
 
-from apps.chat.llm import Generate, Message
+from apps.chat.llm import Generate
 from apps.chat.mcp_tools import (
     SESSIONLESS_PROTOCOL, SamplingRequested, client_model, sampling_answer, sampling_request,
 )
 from apps.reasoning.analysis.common import ModelBackend
-from apps.reasoning.analysis.llm import ModelAnswerInvalid
+from apps.reasoning.analysis.llm import ModelAnswerInvalid, prompt_messages
 
 CLIENT_MODEL = "client"
-
-
-def _messages(system: str, prompt: str) -> list[Message]:
-    return [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
 
 
 class SessionClientModel:
@@ -56,7 +52,8 @@ class SessionClientModel:
         self.name = CLIENT_MODEL
 
     def complete(self, *, system: str, prompt: str, max_tokens: int, key: str) -> str:
-        future = asyncio.run_coroutine_threadsafe(self._generate(_messages(system, prompt), max_tokens), self._loop)
+        request = self._generate(prompt_messages(system, prompt), max_tokens)
+        future = asyncio.run_coroutine_threadsafe(request, self._loop)
         timeout = settings.ENGRAM_LLM_TIMEOUT_SECONDS
         try:
             text, model = future.result(timeout=timeout)
@@ -86,7 +83,7 @@ class RoundClientModel:
     def complete(self, *, system: str, prompt: str, max_tokens: int, key: str) -> str:
         if key in self.answers:
             return self.answers[key][0]
-        request = CreateMessageRequest(params=sampling_request(_messages(system, prompt), max_tokens))
+        request = CreateMessageRequest(params=sampling_request(prompt_messages(system, prompt), max_tokens))
         with self._lock:
             self.pending[key] = request
         raise SamplingRequested(request)

@@ -160,12 +160,20 @@ def specificity(text: str) -> float:
                  + 0.3 * min(1.0, len(signals.words) / 8), 3)
 
 
+def cited(signals: Signals) -> float:
+    """The support the text cites itself, 0..1: a figure, and named sources (two count as full)."""
+    return 0.5 * bool(signals.numbers) + 0.5 * min(1.0, len(signals.sources) / 2)
+
+
+def remembered(memories: list[EvidenceItem]) -> float:
+    """The support of the caller's related memories, 0..1: their summed relevance, 2.0 counting as full."""
+    return min(1.0, sum(item.score for item in memories) / 2)
+
+
 def evidence_quality(signals: Signals, *, evidence_texts: list[str], memories: list[EvidenceItem]) -> float:
     given = (1 - 0.5 ** len(evidence_texts)) * (0.4 + 0.6 * mean(map(specificity, evidence_texts))) \
         if evidence_texts else 0.0
-    cited = 0.5 * bool(signals.numbers) + 0.5 * min(1.0, len(signals.sources) / 2)
-    remembered = min(1.0, sum(item.score for item in memories) / 2)
-    return _clamped(0.6 * given + 0.25 * cited + 0.15 * remembered)
+    return _clamped(0.6 * given + 0.25 * cited(signals) + 0.15 * remembered(memories))
 
 
 def coherence(signals: Signals) -> float:

@@ -18,7 +18,7 @@ from typing import Any
 
 from apps.core.exceptions import DomainError, InvalidInput
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend, ProblemContext
-from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json
+from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, model_or_fallback
 from apps.reasoning.analysis.reasoning_text import (
     SEQUENCE_CUES,
     VERB_KIND,
@@ -115,13 +115,9 @@ def decompose(*, problem: str, max_depth: int, context: ProblemContext, evidence
     """The seed's decompose_problem data plus method."""
     max_depth = require_max_depth(max_depth)
     profile = profile_problem(problem, context, evidence)
-    if backend is not None:
-        try:
-            return {**_shape(_model_tree(profile, max_depth, backend)), "method": backend.method}
-        except ModelAnswerInvalid as error:
-            return {**_shape(_deterministic_tree(profile, max_depth)), "method": DETERMINISTIC,
-                    "modelError": error.message}
-    return {**_shape(_deterministic_tree(profile, max_depth)), "method": DETERMINISTIC}
+    return model_or_fallback(
+        backend, ask=lambda model: _shape(_model_tree(profile, max_depth, model)),
+        fallback=lambda: {**_shape(_deterministic_tree(profile, max_depth)), "method": DETERMINISTIC})
 
 
 def require_max_depth(max_depth: Any) -> int:

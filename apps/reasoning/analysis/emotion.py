@@ -62,7 +62,8 @@ NEUTRAL_BAND = 0.15  # |valence| below this reads as neutral tone
 _LEXICONS = Path(__file__).resolve().parent / "lexicons"
 
 
-def _intensity_label(score: float) -> str:
+def intensity_label(score: float) -> str:
+    """high / moderate / low: a discrete emotion's score in words, for the lexicon's and a model's scores alike."""
     return "high" if score >= HIGH else "moderate" if score >= MODERATE else "low"
 
 
@@ -73,7 +74,7 @@ class EmotionScore:
 
     @property
     def intensity(self) -> str:
-        return _intensity_label(self.score)
+        return intensity_label(self.score)
 
     def as_dict(self) -> dict:
         return {"emotion": self.emotion, "score": round(self.score, 2), "intensity": self.intensity}

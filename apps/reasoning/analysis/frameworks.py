@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from apps.core.exceptions import InvalidInput
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend, ProblemContext
-from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, texts
+from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, model_or_fallback, texts
 from apps.reasoning.analysis.reasoning_text import (
     ProblemProfile,
     coverage_confidence,
@@ -192,13 +192,9 @@ def analyze_systematically(*, problem: str, preferred_framework: str | None, con
             preferred, 1.0, f"Requested by the caller (automatic selection would have chosen {automatic.name})",
             False, tuple(alternative for alternative in ((automatic, automatic.angle), *selection.alternatives)
                          if alternative[0].id != preferred.id)[:2])
-    if backend is not None:
-        try:
-            return _with_model(profile, selection, backend, fixed=preferred_framework is not None)
-        except ModelAnswerInvalid as error:
-            return {**_shape(selection, _apply(profile, selection)), "method": DETERMINISTIC,
-                    "modelError": error.message}
-    return {**_shape(selection, _apply(profile, selection)), "method": DETERMINISTIC}
+    return model_or_fallback(
+        backend, ask=lambda model: _with_model(profile, selection, model, fixed=preferred_framework is not None),
+        fallback=lambda: {**_shape(selection, _apply(profile, selection)), "method": DETERMINISTIC})
 
 
 def _shape(selection: Selection, result: dict[str, Any]) -> dict[str, Any]:
@@ -254,7 +250,7 @@ def _with_model(profile: ProblemProfile, selection: Selection, backend: ModelBac
     result = {"conclusion": conclusion.strip(), "steps": texts(answer.get("steps")) or
               [name for name, _ in selection.framework.steps], "insights": texts(answer.get("insights")),
               "confidence": model_score(answer.get("confidence")), "limitations": gaps}
-    return {**_shape(selection, result), "method": backend.method}
+    return _shape(selection, result)
 
 
 def _hypotheses(profile: ProblemProfile) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from django.conf import settings
 
-from apps.chat.llm import endpoint_completion, endpoint_configured
+from apps.chat.llm import Message, endpoint_completion, endpoint_configured
 from apps.core.exceptions import DomainError
 from apps.reasoning.analysis.common import EvidenceItem, ModelBackend
 
@@ -42,8 +42,12 @@ class EndpointBackend:
     method: str = "llm"
 
     def complete(self, *, system: str, prompt: str, max_tokens: int, key: str) -> str:
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
-        return endpoint_completion(messages, max_tokens).text
+        return endpoint_completion(prompt_messages(system, prompt), max_tokens).text
+
+
+def prompt_messages(system: str, prompt: str) -> list[Message]:
+    """An analysis's request as chat messages, for the endpoint and the client's model alike."""
+    return [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
 
 
 def resolve_backend(client_model: ModelBackend | None) -> ModelBackend | None:

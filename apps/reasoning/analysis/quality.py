@@ -27,10 +27,10 @@ from apps.memories.models import Memory
 from apps.reasoning.analysis.bias import BIAS_TYPES, detect_biases
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend
 from apps.reasoning.analysis.confidence import (
-    ABSOLUTES, SUPPORT, WEAK, Signals, assess_confidence, coherence, completeness, content_words, find, first_line,
-    uncovered_context,
+    ABSOLUTES, SUPPORT, WEAK, Signals, assess_confidence, cited, coherence, completeness, content_words, find,
+    first_line, remembered, uncovered_context,
 )
-from apps.reasoning.analysis.emotion import EMOTIONS, HIGH, MODERATE, detect_emotion
+from apps.reasoning.analysis.emotion import EMOTIONS, detect_emotion, intensity_label
 from apps.reasoning.analysis.llm import (
     ModelAnswerInvalid, ask_json, evidence_prompt, model_or_fallback, ratings, texts, unit,
 )
@@ -101,11 +101,9 @@ def _is_circular(sentence: str) -> bool:
 
 
 def evidence_support(signals: Signals, *, memories: list[EvidenceItem]) -> float:
-    cited = 0.5 * bool(signals.numbers) + 0.5 * min(1.0, len(signals.sources) / 2)
-    remembered = min(1.0, sum(item.score for item in memories) / 2)
     # Not every sentence is a claim (alternatives, risks): support in every other sentence counts as full.
     supported = min(1.0, signals.supported_sentences / math.ceil(signals.sentence_count / 2))
-    return round(min(1.0, 0.35 * supported + 0.45 * cited + 0.2 * remembered), 3)
+    return round(min(1.0, 0.35 * supported + 0.45 * cited(signals) + 0.2 * remembered(memories)), 3)
 
 
 def _deterministic_quality(*, reasoning: str, context: str, memories: list[EvidenceItem]) -> dict[str, Any]:
@@ -246,8 +244,6 @@ def read_emotion(*, text: str, include_discrete: bool, context: str, memories: l
 
 def _lexicon_emotion(*, text: str, include_discrete: bool, context: str) -> dict:
     reading = detect_emotion(text, include_discrete=include_discrete, context=context).as_dict()
-    if not include_discrete:
-        reading.pop("discrete", None)
     return {**reading, "method": DETERMINISTIC, "detector": LEXICON}
 
 
@@ -284,13 +280,9 @@ def _model_discrete(given: Any, *, fallback_confidence: float) -> dict:
     ranked = sorted(scores.items(), key=lambda pair: pair[1], reverse=True)
     confidence = unit(given.get("confidence"))
     return {"primary": ranked[0][0] if ranked else None,
-            "emotions": [{"emotion": name, "score": score, "intensity": intensity(score)} for name, score in ranked],
+            "emotions": [{"emotion": name, "score": score, "intensity": intensity_label(score)}
+                         for name, score in ranked],
             "confidence": fallback_confidence if confidence is None else confidence}
-
-
-def intensity(score: float) -> str:
-    """The lexicon's bands, so that both methods label a score alike."""
-    return "high" if score >= HIGH else "moderate" if score >= MODERATE else "low"
 
 
 def _listed(items: list[str], limit: int = 4) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from apps.core.exceptions import InvalidInput
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend, ProblemContext
-from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, evidence_prompt, texts, unit
+from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, evidence_prompt, model_or_fallback, texts, unit
 from apps.reasoning.analysis.reasoning_text import (
     ProblemProfile,
     coverage_confidence,
@@ -99,13 +99,9 @@ def think(*, problem: str, mode: str, context: ProblemContext, evidence: list[Ev
         return {**think_parallel(problem=problem, timeout_ms=DEFAULT_TIMEOUT_MS, context=context, evidence=evidence,
                                  backend=backend), "mode": mode}
     profile = profile_problem(problem, context, evidence)
-    if backend is not None:
-        try:
-            return {**_think_with_model(profile, mode, backend), "method": backend.method, "mode": mode}
-        except ModelAnswerInvalid as error:
-            return {**_think_deterministic(profile, mode), "method": DETERMINISTIC, "mode": mode,
-                    "modelError": error.message}
-    return {**_think_deterministic(profile, mode), "method": DETERMINISTIC, "mode": mode}
+    data = model_or_fallback(backend, ask=lambda model: _think_with_model(profile, mode, model),
+                             fallback=lambda: {**_think_deterministic(profile, mode), "method": DETERMINISTIC})
+    return {**data, "mode": mode}
 
 
 def require_mode(mode: Any) -> str:
