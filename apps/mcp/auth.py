@@ -29,7 +29,7 @@ READ, WRITE, ADMIN = (scope.value for scope in (ApiToken.Scope.READ, ApiToken.Sc
 class Caller:
     user: User
     scopes: frozenset[str]
-    token_id: int | None = None
+    token_id: int
 
     def require_scope(self, scope: str) -> None:
         if not scopes_allow(self.scopes, scope):

@@ -43,14 +43,6 @@ def iso_or_none(moment: datetime | None) -> str | None:
     return iso_timestamp(moment) if moment is not None else None
 
 
-def snake_case_unknown_parameter(failure: ToolFailure) -> str | None:
-    """For profiles whose argument names are snake_case: the shared wording of an unknown argument speaks of
-    camelCase names, so say plainly to remove it."""
-    if failure.message.startswith(UNKNOWN_PARAMETER) and failure.field:
-        return f"Remove {failure.field}: the tool's input schema does not have it (names are snake_case)."
-    return None
-
-
 def check_field_suggestion(failure: ToolFailure) -> str:
     """The suggestion of last resort: look again at the field at fault, or at the schema."""
     return f"Check {failure.field} and try again." if failure.field else "Check the tool's input schema."
@@ -124,8 +116,7 @@ class MindEnvelope:
         return "ENTITY_NOT_FOUND" if code.endswith("not_found") else "INTERNAL_ERROR"
 
     def _suggestion(self, failure: ToolFailure, code: str) -> str:
-        return (snake_case_unknown_parameter(failure) or failure.suggestion or self.SUGGESTIONS.get(code)
-                or check_field_suggestion(failure))
+        return failure.suggestion or self.SUGGESTIONS.get(code) or check_field_suggestion(failure)
 
 
 class MemGosEnvelope:
@@ -151,9 +142,8 @@ class MemGosEnvelope:
         kind, code = self._kind(failure)
         details: dict[str, Any] = {"parameter": self._parameter(failure)} if failure.field else {}
         details.update(failure.extra)
-        suggestion = self._suggestion(failure)
-        if suggestion:
-            details["suggestion"] = suggestion
+        if failure.suggestion:
+            details["suggestion"] = failure.suggestion
         error = {"type": kind, "message": self._message(failure, code), "code": code, "details": details,
                  "timestamp": iso_timestamp(datetime.now(timezone.utc))}
         return tool_result({"success": False, "error": error}, is_error=True)
@@ -180,9 +170,6 @@ class MemGosEnvelope:
         names = [f"'{name}'" for name in failure.message.split(":", 1)[1].strip().split(", ")]
         return f"Required parameter {names[0]} is missing" if len(names) == 1 else \
             f"Required parameters {', '.join(names)} are missing"
-
-    def _suggestion(self, failure: ToolFailure) -> str | None:
-        return snake_case_unknown_parameter(failure) or failure.suggestion
 
 
 class ThoughtboxEnvelope:

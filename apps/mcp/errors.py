@@ -31,19 +31,21 @@ class ToolFailure:
     kind: str = ""
 
 
-def tool_failure(exc: Exception) -> ToolFailure:
+def tool_failure(exc: Exception, *, naming: str = "camelCase") -> ToolFailure:
+    """``naming`` is how the tool's argument names are spelt on the wire (camelCase or snake_case), for the
+    suggestion about an unknown argument."""
     if isinstance(exc, DomainError):
         extra = {key: value for key, value in exc.extra.items() if key not in ("field", "suggestion")}
         return ToolFailure(message=exc.message, code=exc.code, field=exc.extra.get("field"),
                            suggestion=exc.extra.get("suggestion"), extra=extra, kind=type(exc).code)
     if isinstance(exc, ValidationError):
-        return _argument_failure(exc)
+        return _argument_failure(exc, naming)
     # Whatever went wrong stays in the server log: a client never sees internals.
     return ToolFailure(message=INTERNAL_ERROR, code="internal_error",
                        suggestion="Try again; if it keeps failing, tell the Engram operator.")
 
 
-def _argument_failure(exc: ValidationError) -> ToolFailure:
+def _argument_failure(exc: ValidationError, naming: str) -> ToolFailure:
     errors = exc.errors(include_url=False)
     missing = [_field_path(error["loc"]) for error in errors if error["type"] == "missing"]
     if missing:
@@ -53,7 +55,7 @@ def _argument_failure(exc: ValidationError) -> ToolFailure:
     field = _field_path(first["loc"])
     if first["type"] == "extra_forbidden":
         return ToolFailure(message=f"{UNKNOWN_PARAMETER}: {field}", code="invalid_input", field=field,
-                           suggestion=f"Remove {field}: the tool's input schema does not have it (names are camelCase).")
+                           suggestion=f"Remove {field}: the tool's input schema does not have it (names are {naming}).")
     return ToolFailure(message=f"Invalid {field}: {first['msg']}", code="invalid_input", field=field,
                        suggestion=f"Send {field} as the tool's input schema describes.")
 

@@ -29,9 +29,9 @@ class ToolSpec:
     # The cognitive components a call used (ThoughtMCP's metadata.componentsUsed); a function of the validated
     # input when the tool's options decide which components run (analyze_reasoning's includeBias, ...).
     components_used: tuple[str, ...] | Callable[[Any], tuple[str, ...]] = ()
-    # The input field that names the user the tool acts for (checked against the token), if any. When the
-    # field is optional and left out, the tool acts for the token's user.
-    acts_for_field: str | None = "user_id"
+    # The input field that names the user the tool acts for (checked against the token), if any. Without one,
+    # or when the field is optional and left out, the tool acts for the token's user.
+    acts_for_field: str | None = None
     # The tool's group in its profile's own listing (MemGOS's list_tools), if the profile has groups.
     category: str | None = None
     # The seed's readOnlyHint, destructiveHint and idempotentHint, when it states them.

@@ -23,6 +23,18 @@ class SeedModel(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", alias_generator=to_camel, frozen=True)
 
 
+class SnakeCaseSeedModel(SeedModel):
+    """SeedModel's strictness for the seeds whose names on the wire are snake_case (Mind, MemGOS), as the
+    fields are named."""
+
+    model_config = ConfigDict(alias_generator=None)
+
+
+def argument_naming(model: type[SeedModel]) -> str:
+    """How the model's argument names are spelt on the wire, for error messages that name them."""
+    return "camelCase" if model.model_config.get("alias_generator") is to_camel else "snake_case"
+
+
 def advertised_schema(model: type[SeedModel]) -> dict[str, Any]:
     schema = model.model_json_schema(by_alias=True)
     definitions = schema.pop("$defs", {})

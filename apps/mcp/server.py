@@ -35,7 +35,7 @@ from apps.mcp.auth import READ, acting_user, current_caller
 from apps.mcp.errors import tool_failure
 from apps.mcp.models import McpClientSession
 from apps.mcp.profile import Profile, PromptSpec, ResourceSpec, ToolSpec
-from apps.mcp.schema import advertised_schema
+from apps.mcp.schema import advertised_schema, argument_naming
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ async def run_tool(profile: Profile, spec: ToolSpec, arguments: dict[str, Any]) 
     except Exception as exc:
         if not isinstance(exc, (DomainError, ValidationError)):
             logger.exception("MCP tool %s/%s failed", profile.name, spec.name)
-        return profile.envelope.failure(tool_failure(exc))
+        return profile.envelope.failure(tool_failure(exc, naming=argument_naming(spec.input_model)))
     elapsed_ms = round((time.perf_counter() - started) * 1000)
     return profile.envelope.success(data, components_used=components, processing_ms=elapsed_ms)
 

@@ -8,6 +8,7 @@ from django import forms
 
 from apps.dashboard.forms import LabelListField, ServiceCheckedTextField
 from apps.projects.forms import LinesField
+from apps.reasoning.analysis.frameworks import FRAMEWORKS
 from apps.reasoning.models import Cell, Notebook
 
 # The seeds' enums, as people read them.
@@ -18,17 +19,8 @@ THINK_MODES = [
     ("synthetic", "Synthetic: the whole picture"),
     ("parallel", "Parallel: all four streams"),
 ]
-FRAMEWORKS = [
-    ("", "Choose automatically"),
-    ("scientific-method", "Scientific Method"),
-    ("design-thinking", "Design Thinking"),
-    ("systems-thinking", "Systems Thinking"),
-    ("critical-thinking", "Critical Thinking"),
-    ("creative-problem-solving", "Creative Problem Solving"),
-    ("root-cause-analysis", "Root Cause Analysis"),
-    ("first-principles", "First Principles"),
-    ("scenario-planning", "Scenario Planning"),
-]
+FRAMEWORK_CHOICES = [("", "Choose automatically"),
+                     *((framework.id, framework.name) for framework in FRAMEWORKS.values())]
 
 
 def _text(rows: int = 3, **kwargs) -> ServiceCheckedTextField:
@@ -187,7 +179,7 @@ class ThinkForm(ContextFields):
 
 class AnalyzeSystematicallyForm(ContextFields):
     problem = _text(3)
-    preferred_framework = forms.ChoiceField(label="Framework", choices=FRAMEWORKS, required=False)
+    preferred_framework = forms.ChoiceField(label="Framework", choices=FRAMEWORK_CHOICES, required=False)
     field_order = ["problem", "preferred_framework"]
     service_fields = {**ContextFields.service_fields, "preferredFramework": "preferred_framework"}
 

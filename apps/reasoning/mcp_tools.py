@@ -60,15 +60,17 @@ def operation_dispatcher(operations: dict[str, tuple[type[SeedModel], OperationA
     """The adapter of a tool that takes {operation, args}: validates ``args`` with the operation's own model and
     calls the operation's adapter with it. Errors name the argument as the caller wrote it, ``args.<name>``,
     whether the argument's model or a service found the fault."""
-    calls = {name: (create_model(f"{model.__name__}Call", __base__=SeedModel, args=(model, ...)), adapter)
-             for name, (model, adapter) in operations.items()}
+    calls = {
+        name: (create_model(f"{model.__name__}Call", __base__=SeedModel, args=(model, ...)), adapter,
+               {word: f"args.{field.alias}" for field_name, field in model.model_fields.items()
+                for word in (field_name, field.alias)})
+        for name, (model, adapter) in operations.items()
+    }
 
     async def dispatch(actor: User, params: Any) -> dict[str, Any]:
-        call_model, adapter = calls[params.operation]
+        call_model, adapter, renamed = calls[params.operation]
         args = params.args.model_dump(by_alias=True, exclude_none=True) if isinstance(params.args, SeedModel) \
             else params.args or {}
-        fields = call_model.model_fields["args"].annotation.model_fields
-        renamed = {word: f"args.{field.alias}" for name, field in fields.items() for word in (name, field.alias)}
         with parameters(**renamed):
             return await adapter(actor, call_model.model_validate({"args": args}).args)
 

@@ -37,7 +37,7 @@ from apps.reasoning.forms import (
     SessionFilterForm, ThoughtForm,
 )
 from apps.reasoning.mental_models import MODELS, TAGS, model_get, models_list
-from apps.reasoning.selectors import session_get, session_list, session_thoughts, session_tree
+from apps.reasoning.selectors import session_get, session_list, session_tree, thoughts_of
 from apps.reasoning.services import analysis
 from apps.reasoning.services.notebooks import (
     cell_add, cell_list, cell_run, cell_update, notebook_create, notebook_delete, notebook_export, notebook_get,
@@ -142,7 +142,7 @@ def _drawn_tree(tree: dict) -> list[dict]:
 @not_found_is_404
 def session_detail(request, session_id):
     session = session_get(actor=request.user, session_id=session_id, include_deleted=True)
-    thoughts = session_thoughts(actor=request.user, session_id=session.pk, include_deleted=True)
+    thoughts = thoughts_of(session)
     form = ThoughtForm(request.POST or None, initial=_next_thought_initial(thoughts))
 
     def save():

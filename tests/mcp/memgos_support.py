@@ -39,15 +39,6 @@ def seed_error_types() -> list[str]:
     return re.findall(r"^- `(\w+)`", block, re.M)
 
 
-def payload_of(result) -> dict:
-    """A MemGOS tool result's object; its text and structured forms must agree, and isError its success."""
-    [block] = result.content
-    payload = json.loads(block.text)
-    assert payload == result.structured_content
-    assert payload["success"] is not result.is_error
-    return payload
-
-
 def assert_shape(data, seed, where: str = "", *, optional: frozenset[str] = frozenset()) -> None:
     """``data`` has the seed response's keys (recursively into objects and the first item of lists; ``optional``
     ones may be missing), and the same JSON types. A memory's metadata is the caller's own: any object."""

@@ -57,7 +57,8 @@ def seed_json_block(section: str, heading: str) -> dict:
 
 
 def envelope(result) -> dict:
-    """The ThoughtMCP envelope of a tool result; its text and structured forms must agree."""
+    """The {success, ...} envelope of a ThoughtMCP or MemGOS tool result; its text and structured forms must agree,
+    and isError its success."""
     [block] = result.content
     payload = json.loads(block.text)
     assert payload == result.structured_content
@@ -110,7 +111,7 @@ def stdio_parameters(raw_token: str, profile: str = "thoughtmcp") -> StdioServer
     )
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
@@ -119,7 +120,7 @@ def _free_port() -> int:
 @contextmanager
 def serving(app, *, lifespan: str) -> Iterator[str]:
     """uvicorn serving ``app`` from a background thread on a free loopback port; yields its base URL."""
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan=lifespan, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

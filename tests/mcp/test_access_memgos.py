@@ -15,8 +15,7 @@ from apps.cubes.models import Cube, CubeMembership
 from apps.cubes.selectors import access_check
 from apps.memories.models import Memory
 from tests.cubes.access_world import ROLES, World, build_world
-from tests.mcp.memgos_support import payload_of
-from tests.mcp.support import in_process
+from tests.mcp.support import envelope, in_process
 
 pytestmark = pytest.mark.django_db(transaction=True)  # asyncio_mode is auto
 
@@ -76,11 +75,11 @@ async def test_memgos_access_matrix_and_validate_access_agree(world, role, opera
     before = await _state()
 
     async with in_process(world.callers[role], profile="memgos") as client:
-        validated = payload_of(await client.call_tool("validate_access", {
+        validated = envelope(await client.call_tool("validate_access", {
             "user_id": world.actors[role].username, "resource_type": resource_type, "resource_id": resource_id,
             "action": action}))
         result = await client.call_tool(operation, arguments(world))
-    payload = payload_of(result)
+    payload = envelope(result)
 
     access = validated["access"]
     assert validated["success"] is True
@@ -116,7 +115,7 @@ async def test_validate_access_answers_as_access_check_for_every_resource_and_ac
                 resource_id = "system"
                 decision = await database_sync_to_async(access_check)(
                     actor=world.actors[role], resource_type="admin", resource_id="system", action=action)
-            payload = payload_of(await client.call_tool("validate_access", {
+            payload = envelope(await client.call_tool("validate_access", {
                 "user_id": world.actors[role].username, "resource_type": resource_type, "resource_id": resource_id,
                 "action": action}))
             access = payload["access"]

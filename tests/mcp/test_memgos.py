@@ -16,10 +16,9 @@ from apps.mcp.models import McpClientSession
 from apps.mcp.profiles import PROFILES
 from apps.mcp.server import build_server
 from apps.memories.models import Memory
-from tests.mcp.memgos_support import assert_shape, payload_of, seed_error_types, seed_tools
+from tests.mcp.memgos_support import assert_shape, seed_error_types, seed_tools
 from tests.mcp.mind_support import over_http_legacy
-from tests.mcp.support import _free_port as free_port
-from tests.mcp.support import in_process, over_http, sampling_client
+from tests.mcp.support import envelope, free_port, in_process, over_http, sampling_client
 
 pytestmark = pytest.mark.django_db(transaction=True)  # asyncio_mode is auto
 
@@ -41,14 +40,14 @@ OPTIONAL = frozenset({"memory_count"})  # list_cubes without include_stats
 async def call(client, tool: str, arguments: dict) -> dict:
     """The tool's success payload, checked against the seed's response format."""
     result = await client.call_tool(tool, arguments)
-    payload = payload_of(result)
+    payload = envelope(result)
     assert result.is_error is False, payload
     assert_shape(payload, SEED[tool]["response"], tool, optional=OPTIONAL)
     return payload
 
 
 def error_of(result, error_type: str, code: str, parameter: str | None = None) -> dict:
-    payload = payload_of(result)
+    payload = envelope(result)
     assert result.is_error is True and set(payload) == {"success", "error"}
     error = payload["error"]
     assert set(error) == {"type", "message", "code", "details", "timestamp"}

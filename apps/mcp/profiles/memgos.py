@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from apps.chat import mcp_tools as chat_tools
 from apps.cubes import mcp_tools as cube_tools
@@ -16,15 +16,9 @@ from apps.mcp import system_tools
 from apps.mcp.auth import READ, WRITE
 from apps.mcp.envelopes import MemGosEnvelope
 from apps.mcp.profile import Profile, ToolSpec
-from apps.mcp.schema import SeedModel
+from apps.mcp.schema import SnakeCaseSeedModel
 
 MEMORY, CUBE, CHAT, USER, SYSTEM = "memory", "cube", "chat", "user", "system"
-
-
-class MemGosModel(SeedModel):
-    """SeedModel's strictness (strict JSON types, unknown fields refused), with the seed's snake_case names."""
-
-    model_config = ConfigDict(alias_generator=None)
 
 
 ACCESS_CONTROL = "User context for access control (optional)"
@@ -32,27 +26,27 @@ CUBE_ID = "Memory cube identifier"
 Metadata = dict[str, Any]
 
 
-class SearchMemoriesInput(MemGosModel):
+class SearchMemoriesInput(SnakeCaseSeedModel):
     query: str = Field(description="Search query text for semantic matching")
     top_k: float = Field(5, ge=1, le=100, description="Maximum number of results to return")
     cube_ids: list[str] | None = Field(None, description="Specific cube IDs to search within (optional)")
     user_id: str | None = Field(None, description="User context for access control (optional)")
 
 
-class AddMemoryInput(MemGosModel):
+class AddMemoryInput(SnakeCaseSeedModel):
     memory_content: str = Field(min_length=1, max_length=50000, description="The content to store as memory")
     mem_cube_id: str = Field(description="Target memory cube identifier")
     user_id: str | None = Field(None, description="User context for ownership (optional)")
     metadata: Metadata | None = Field(None, description="Additional metadata to store with memory (optional)")
 
 
-class GetMemoryInput(MemGosModel):
+class GetMemoryInput(SnakeCaseSeedModel):
     memory_id: str = Field(description="Unique memory identifier")
     cube_id: str = Field(description=CUBE_ID)
     user_id: str | None = Field(None, description=ACCESS_CONTROL)
 
 
-class UpdateMemoryInput(MemGosModel):
+class UpdateMemoryInput(SnakeCaseSeedModel):
     memory_id: str = Field(description="Memory identifier to update")
     cube_id: str = Field(description=CUBE_ID)
     updated_content: str = Field(min_length=1, max_length=50000, description="New memory content")
@@ -60,13 +54,13 @@ class UpdateMemoryInput(MemGosModel):
     metadata: Metadata | None = Field(None, description="Updated metadata (optional)")
 
 
-class DeleteMemoryInput(MemGosModel):
+class DeleteMemoryInput(SnakeCaseSeedModel):
     memory_id: str = Field(description="Memory identifier to delete")
     cube_id: str = Field(description=CUBE_ID)
     user_id: str | None = Field(None, description=ACCESS_CONTROL)
 
 
-class RegisterCubeInput(MemGosModel):
+class RegisterCubeInput(SnakeCaseSeedModel):
     cube_id: str = Field(pattern=CUBE_ID_PATTERN, min_length=1, max_length=100,
                          description="Unique identifier for the new cube")
     cube_path: str | None = Field(None, description="File system path for the cube (optional)")
@@ -75,17 +69,17 @@ class RegisterCubeInput(MemGosModel):
     description: str | None = Field(None, description="Cube description (optional)")
 
 
-class ListCubesInput(MemGosModel):
+class ListCubesInput(SnakeCaseSeedModel):
     user_id: str | None = Field(None, description="User context for filtering cubes (optional)")
     include_stats: bool = Field(False, description="Include memory count statistics")
 
 
-class CubeInfoInput(MemGosModel):
+class CubeInfoInput(SnakeCaseSeedModel):
     cube_id: str = Field(description="Memory cube identifier to inspect")
     user_id: str | None = Field(None, description=ACCESS_CONTROL)
 
 
-class ChatInput(MemGosModel):
+class ChatInput(SnakeCaseSeedModel):
     query: str = Field(min_length=1, max_length=10000, description="The chat message or question")
     user_id: str | None = Field(None, description="User context for personalized responses (optional)")
     max_tokens: float = Field(500, ge=50, le=4000, description="Maximum tokens in response")
@@ -93,29 +87,29 @@ class ChatInput(MemGosModel):
     cube_ids: list[str] | None = Field(None, description="Specific cubes to search for context (optional)")
 
 
-class ChatHistoryInput(MemGosModel):
+class ChatHistoryInput(SnakeCaseSeedModel):
     user_id: str | None = Field(None, description="User context for history filtering (optional)")
     session_id: str | None = Field(None, description="Specific session to retrieve (optional)")
     limit: float = Field(50, ge=1, le=1000, description="Maximum number of messages to return")
     offset: float = Field(0, ge=0, description="Number of messages to skip")
 
 
-class ContextSearchInput(MemGosModel):
+class ContextSearchInput(SnakeCaseSeedModel):
     query: str = Field(description="Query to find relevant context for")
     user_id: str | None = Field(None, description="User context for search (optional)")
     top_k: float = Field(5, ge=1, le=20, description="Number of context items to return")
     cube_ids: list[str] | None = Field(None, description="Specific cubes to search (optional)")
 
 
-class GetUserInfoInput(MemGosModel):
+class GetUserInfoInput(SnakeCaseSeedModel):
     user_id: str | None = Field(None, description="User ID to query (defaults to current user)")
 
 
-class SessionInfoInput(MemGosModel):
+class SessionInfoInput(SnakeCaseSeedModel):
     session_id: str | None = Field(None, description="Specific session to query (optional)")
 
 
-class ValidateAccessInput(MemGosModel):
+class ValidateAccessInput(SnakeCaseSeedModel):
     user_id: str = Field(description="User to validate access for")
     resource_type: Literal["cube", "memory", "chat", "admin"] = Field(
         description="Type of resource (cube, memory, etc.)")
@@ -123,16 +117,16 @@ class ValidateAccessInput(MemGosModel):
     action: Literal["read", "write", "delete", "admin"] = Field(description="Action to validate")
 
 
-class HealthCheckInput(MemGosModel):
+class HealthCheckInput(SnakeCaseSeedModel):
     pass
 
 
-class ListToolsInput(MemGosModel):
+class ListToolsInput(SnakeCaseSeedModel):
     category: Literal["memory", "cube", "chat", "user", "system"] | None = Field(
         None, description="Filter by tool category (optional)")
 
 
-def _tool(name: str, description: str, category: str, input_model: type[MemGosModel], adapter, scope: str,
+def _tool(name: str, description: str, category: str, input_model: type[SnakeCaseSeedModel], adapter, scope: str,
           *, acts_for_user: bool = True) -> ToolSpec:
     return ToolSpec(name=name, description=description, input_model=input_model, adapter=adapter, scope=scope,
                     category=category, acts_for_field="user_id" if acts_for_user else None)

@@ -6,20 +6,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from apps.mcp.auth import READ, WRITE
 from apps.mcp.envelopes import MindEnvelope
 from apps.mcp.profile import Profile, ToolSpec
-from apps.mcp.schema import SeedModel
+from apps.mcp.schema import SnakeCaseSeedModel
 from apps.projects import mcp_tools
-
-
-class MindModel(SeedModel):
-    """SeedModel's strictness (strict JSON types, unknown fields refused), with the seed's own
-    snake_case names on the wire instead of ThoughtMCP's camelCase."""
-
-    model_config = ConfigDict(alias_generator=None)
 
 
 EntityType = Literal["decision", "issue", "sharp_edge", "episode"]
@@ -30,13 +23,13 @@ CURRENT_SESSION = (
 )
 
 
-class StartSessionInput(MindModel):
+class StartSessionInput(SnakeCaseSeedModel):
     project_id: str | None = Field(None, description="Existing project ID")
     project_name: str | None = Field(None, description="Or find/create by name")
     detect_from_path: str | None = Field(None, description="Or detect from repo path")
 
 
-class EndSessionInput(MindModel):
+class EndSessionInput(SnakeCaseSeedModel):
     summary: str = Field(description="What happened")
     progress: list[str] = Field(description="What was accomplished")
     still_open: list[str] = Field(description="Unresolved threads")
@@ -44,31 +37,31 @@ class EndSessionInput(MindModel):
     mood: str | None = Field(None, description="Optional mood observation")
 
 
-class GetContextInput(MindModel):
+class GetContextInput(SnakeCaseSeedModel):
     query: str = Field(description="Natural language query")
     types: list[EntityType] | None = Field(None, description="Filter to specific types")
     project_id: str | None = Field(None, description="Scope to project (default: current)")
     include_global: bool | None = Field(True, description="Include global edges (default: true)")
 
 
-class CheckContext(MindModel):
+class CheckContext(SnakeCaseSeedModel):
     runtime: str | None = Field(None, description='"edge", "serverless", "node"')
     framework: str | None = Field(None, description='"nextjs", "remix", etc.')
     file_path: str | None = Field(None, description="Current file")
 
 
-class CheckEdgesInput(MindModel):
+class CheckEdgesInput(SnakeCaseSeedModel):
     code: str | None = Field(None, description="Code being written/suggested")
     intent: str | None = Field(None, description="What we're trying to do")
     context: CheckContext | None = Field(None, description="Additional context")
 
 
-class Alternative(MindModel):
+class Alternative(SnakeCaseSeedModel):
     option: str
     rejected_because: str | None = None
 
 
-class AddDecisionInput(MindModel):
+class AddDecisionInput(SnakeCaseSeedModel):
     title: str = Field(description="Short description")
     description: str = Field(description="Full explanation")
     context: str = Field(description="What situation led to this")
@@ -80,7 +73,7 @@ class AddDecisionInput(MindModel):
     project_id: str | None = Field(None, description="Default: current session's project")
 
 
-class AddIssueInput(MindModel):
+class AddIssueInput(SnakeCaseSeedModel):
     title: str
     description: str
     severity: Literal["blocking", "major", "minor", "cosmetic"] | None = None
@@ -89,13 +82,13 @@ class AddIssueInput(MindModel):
     project_id: str | None = None
 
 
-class Attempt(MindModel):
+class Attempt(SnakeCaseSeedModel):
     what: str
     result: str
     learned: str | None = None
 
 
-class UpdateIssueInput(MindModel):
+class UpdateIssueInput(SnakeCaseSeedModel):
     issue_id: str
     status: Literal["open", "investigating", "blocked", "resolved", "wont_fix"] | None = None
     add_attempt: Attempt | None = None
@@ -104,7 +97,7 @@ class UpdateIssueInput(MindModel):
     resolution: str | None = None
 
 
-class DetectionPattern(MindModel):
+class DetectionPattern(SnakeCaseSeedModel):
     type: Literal["code", "context", "intent"]
     pattern: str
     description: str
@@ -113,7 +106,7 @@ class DetectionPattern(MindModel):
                                                     "e.g. \"*.ts\" or \"app/api/*\"")
 
 
-class AddEdgeInput(MindModel):
+class AddEdgeInput(SnakeCaseSeedModel):
     title: str
     description: str
     workaround: str
@@ -124,7 +117,7 @@ class AddEdgeInput(MindModel):
     share_with_community: bool | None = Field(None, description="Contribute to registry")
 
 
-class UpdateProjectInput(MindModel):
+class UpdateProjectInput(SnakeCaseSeedModel):
     current_goal: str | None = None
     blocked_by: list[str] | None = None
     open_threads: list[str] | None = None
@@ -132,7 +125,7 @@ class UpdateProjectInput(MindModel):
     status: Literal["active", "paused", "archived"] | None = None
 
 
-class ExportInput(MindModel):
+class ExportInput(SnakeCaseSeedModel):
     format: Literal["json", "markdown"] | None = Field(None, description="json (the default) or markdown")
     project_id: str | None = Field(None, description="Specific project or all")
     include_sessions: bool | None = None
@@ -154,7 +147,6 @@ PROFILE = Profile(
             input_model=StartSessionInput,
             adapter=mcp_tools.mind_start_session,
             scope=WRITE,
-            acts_for_field=None,
         ),
         ToolSpec(
             name="mind_end_session",
@@ -163,7 +155,6 @@ PROFILE = Profile(
             input_model=EndSessionInput,
             adapter=mcp_tools.mind_end_session,
             scope=WRITE,
-            acts_for_field=None,
         ),
         ToolSpec(
             name="mind_get_context",
@@ -174,7 +165,6 @@ PROFILE = Profile(
             input_model=GetContextInput,
             adapter=mcp_tools.mind_get_context,
             scope=READ,
-            acts_for_field=None,
         ),
         ToolSpec(
             name="mind_check_edges",
@@ -184,7 +174,6 @@ PROFILE = Profile(
             input_model=CheckEdgesInput,
             adapter=mcp_tools.mind_check_edges,
             scope=READ,
-            acts_for_field=None,
         ),
         ToolSpec(
             name="mind_add_decision",
@@ -195,7 +184,6 @@ PROFILE = Profile(
             input_model=AddDecisionInput,
             adapter=mcp_tools.mind_add_decision,
             scope=WRITE,
-            acts_for_field=None,
         ),
         ToolSpec(
             name="mind_add_issue",
@@ -205,7 +193,6 @@ PROFILE = Profile(
             input_model=AddIssueInput,
             adapter=mcp_tools.mind_add_issue,
             scope=WRITE,
-            acts_for_field=None,
         ),
         ToolSpec(
             name="mind_update_issue",
@@ -214,7 +201,6 @@ PROFILE = Profile(
             input_model=UpdateIssueInput,
             adapter=mcp_tools.mind_update_issue,
             scope=WRITE,
-            acts_for_field=None,
         ),
         ToolSpec(
             name="mind_add_edge",
@@ -227,7 +213,6 @@ PROFILE = Profile(
             input_model=AddEdgeInput,
             adapter=mcp_tools.mind_add_edge,
             scope=WRITE,
-            acts_for_field=None,
         ),
         ToolSpec(
             name="mind_update_project",
@@ -236,7 +221,6 @@ PROFILE = Profile(
             input_model=UpdateProjectInput,
             adapter=mcp_tools.mind_update_project,
             scope=WRITE,
-            acts_for_field=None,
         ),
         ToolSpec(
             name="mind_export",
@@ -246,7 +230,6 @@ PROFILE = Profile(
             input_model=ExportInput,
             adapter=mcp_tools.mind_export,
             scope=READ,
-            acts_for_field=None,
         ),
     ),
 )

@@ -161,7 +161,6 @@ PROFILE = Profile(
             input_model=ThoughtboxInput,
             adapter=mcp_tools.thoughtbox,
             scope=WRITE,
-            acts_for_field=None,
             annotations=hints(read_only=False, idempotent=False),
         ),
         ToolSpec(
@@ -175,7 +174,6 @@ PROFILE = Profile(
             input_model=NotebookInput,
             adapter=mcp_tools.operation_dispatcher(NOTEBOOK_OPERATIONS),
             scope=WRITE,
-            acts_for_field=None,
             annotations=hints(read_only=False, idempotent=False),
         ),
         ToolSpec(
@@ -185,7 +183,6 @@ PROFILE = Profile(
             input_model=MentalModelsInput,
             adapter=mcp_tools.operation_dispatcher(MENTAL_MODEL_OPERATIONS),
             scope=READ,
-            acts_for_field=None,
             annotations=hints(read_only=True, idempotent=True),
         ),
         ToolSpec(
@@ -196,7 +193,6 @@ PROFILE = Profile(
             input_model=ExportReasoningChainInput,
             adapter=mcp_tools.export_reasoning_chain,
             scope=READ,
-            acts_for_field=None,
             annotations=hints(read_only=True, idempotent=True),
         ),
     ),

@@ -189,8 +189,8 @@ def analysis_components(params: AnalyzeReasoningInput) -> tuple[str, ...]:
 PROFILE = Profile(
     name="thoughtmcp",
     title="ThoughtMCP",
-    description="ThoughtMCP's memory tools: five-sector memories, waypoint links, composite-scored retrieval "
-                "and boolean full-text search.",
+    description="ThoughtMCP's memory tools (five-sector memories, waypoint links, composite-scored retrieval "
+                "and boolean full-text search) and its reasoning and metacognitive tools.",
     envelope=ThoughtMcpEnvelope(),
     tools=(
         ToolSpec(
@@ -202,6 +202,7 @@ PROFILE = Profile(
             adapter=mcp_tools.store_memory,
             scope=WRITE,
             components_used=("memoryRepository", "embeddingEngine", "graphBuilder"),
+            acts_for_field="user_id",
         ),
         ToolSpec(
             name="retrieve_memories",
@@ -212,6 +213,7 @@ PROFILE = Profile(
             adapter=mcp_tools.retrieve_memories,
             scope=READ,
             components_used=("memoryRepository", "embeddingEngine", "compositeScorer"),
+            acts_for_field="user_id",
         ),
         ToolSpec(
             name="update_memory",
@@ -222,6 +224,7 @@ PROFILE = Profile(
             adapter=mcp_tools.update_memory,
             scope=WRITE,
             components_used=("memoryRepository", "embeddingEngine", "graphBuilder"),
+            acts_for_field="user_id",
         ),
         ToolSpec(
             name="delete_memory",
@@ -233,6 +236,7 @@ PROFILE = Profile(
             adapter=mcp_tools.delete_memory,
             scope=WRITE,
             components_used=("memoryRepository",),
+            acts_for_field="user_id",
         ),
         ToolSpec(
             name="search_memories",
@@ -243,6 +247,7 @@ PROFILE = Profile(
             adapter=mcp_tools.search_memories,
             scope=READ,
             components_used=("memoryRepository", "searchEngine", "embeddingEngine"),
+            acts_for_field="user_id",
         ),
         ToolSpec(
             name="think",
@@ -255,7 +260,6 @@ PROFILE = Profile(
             adapter=reasoning_tools.think,
             scope=READ,
             components_used=("reasoningOrchestrator", "memoryRepository"),
-            acts_for_field=None,
         ),
         ToolSpec(
             name="analyze_systematically",
@@ -266,7 +270,6 @@ PROFILE = Profile(
             adapter=reasoning_tools.analyze_systematically,
             scope=READ,
             components_used=("frameworkSelector", "frameworkRegistry", "memoryRepository"),
-            acts_for_field=None,
         ),
         ToolSpec(
             name="think_parallel",
@@ -278,7 +281,6 @@ PROFILE = Profile(
             adapter=reasoning_tools.think_parallel,
             scope=READ,
             components_used=("parallelReasoningOrchestrator", "resultSynthesizer", "memoryRepository"),
-            acts_for_field=None,
         ),
         ToolSpec(
             name="decompose_problem",
@@ -289,7 +291,6 @@ PROFILE = Profile(
             adapter=reasoning_tools.decompose_problem,
             scope=READ,
             components_used=("problemDecomposer", "memoryRepository"),
-            acts_for_field=None,
         ),
         ToolSpec(
             name="assess_confidence",
@@ -300,7 +301,6 @@ PROFILE = Profile(
             adapter=reasoning_tools.assess_confidence,
             scope=READ,
             components_used=("confidenceAssessor",),
-            acts_for_field=None,
         ),
         ToolSpec(
             name="detect_bias",
@@ -312,7 +312,6 @@ PROFILE = Profile(
             adapter=reasoning_tools.detect_bias,
             scope=READ,
             components_used=("biasDetector",),
-            acts_for_field=None,
         ),
         ToolSpec(
             name="detect_emotion",
@@ -323,7 +322,6 @@ PROFILE = Profile(
             adapter=reasoning_tools.detect_emotion,
             scope=READ,
             components_used=emotion_components,
-            acts_for_field=None,
         ),
         ToolSpec(
             name="analyze_reasoning",
@@ -335,7 +333,6 @@ PROFILE = Profile(
             adapter=reasoning_tools.analyze_reasoning,
             scope=READ,
             components_used=analysis_components,
-            acts_for_field=None,
         ),
     ),
 )

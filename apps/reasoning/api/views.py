@@ -139,7 +139,8 @@ class ThoughtCreateView(generics.GenericAPIView):
     def post(self, request):
         data = validated(s.ThoughtCreateSerializer, request.data)
         added = thoughts.thought_add(actor=request.user, client_key=rest_client_key(request), **data)
-        body = {"session": _counted(added.session), "thought": added.thought, "session_created": added.session_created,
+        added.session.thought_count = added.history_length  # every thought of the session, this one included
+        body = {"session": added.session, "thought": added.thought, "session_created": added.session_created,
                 "history_length": added.history_length, "branches": added.branches, "is_final": added.is_final}
         return Response(s.ThoughtAddedSerializer(body).data, status=status.HTTP_201_CREATED)
 
