@@ -189,9 +189,7 @@ class AttemptForm(forms.Form):
                       "add_attempt": "what"}
 
     def attempt(self) -> dict:
-        data = self.cleaned_data
-        return {"what": data["what"], "result": data["result"], **({"learned": data["learned"]} if data["learned"]
-                                                                    else {})}
+        return dict(self.cleaned_data)  # an empty "learned" is the service's "nothing learned"
 
 
 class EdgeForm(ChangesMixin, forms.Form):

@@ -3,15 +3,10 @@ Project, Session, Decision, Issue, SharpEdge and Episode), used by the MCP profi
 REST has DRF serializers of the same fields, for its schema."""
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
-from apps.mcp.envelopes import iso_timestamp
+from apps.mcp.envelopes import iso_or_none
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
-
-
-def _moment(value: datetime | None) -> str | None:
-    return iso_timestamp(value) if value else None
 
 
 def _id(value) -> str | None:
@@ -23,16 +18,16 @@ def project_dict(project: Project) -> dict[str, Any]:
         "id": str(project.pk), "name": project.name, "cube": project.cube_id, "stack": project.stack,
         "repo_path": project.repo_path, "current_goal": project.current_goal, "blocked_by": project.blocked_by,
         "open_threads": project.open_threads, "status": project.status,
-        "last_session_at": _moment(project.last_session_at), "last_session_summary": project.last_session_summary,
+        "last_session_at": iso_or_none(project.last_session_at), "last_session_summary": project.last_session_summary,
         "last_session_next_steps": project.last_session_next_steps,
-        "created_at": _moment(project.created_at), "updated_at": _moment(project.updated_at),
+        "created_at": iso_or_none(project.created_at), "updated_at": iso_or_none(project.updated_at),
     }
 
 
 def session_dict(session: Session) -> dict[str, Any]:
     return {
-        "id": str(session.pk), "project_id": str(session.project_id), "started_at": _moment(session.started_at),
-        "ended_at": _moment(session.ended_at), "summary": session.summary, "progress": session.progress,
+        "id": str(session.pk), "project_id": str(session.project_id), "started_at": iso_or_none(session.started_at),
+        "ended_at": iso_or_none(session.ended_at), "summary": session.summary, "progress": session.progress,
         "still_open": session.still_open, "next_steps": session.next_steps, "mood": session.mood,
     }
 
@@ -40,7 +35,7 @@ def session_dict(session: Session) -> dict[str, Any]:
 def _entity_fields(entity) -> dict[str, Any]:
     return {
         "id": str(entity.pk), "project_id": _id(entity.project_id), "node_id": _id(entity.node_id),
-        "created_at": _moment(entity.created_at), "updated_at": _moment(entity.updated_at),
+        "created_at": iso_or_none(entity.created_at), "updated_at": iso_or_none(entity.updated_at),
     }
 
 
@@ -59,7 +54,7 @@ def issue_dict(issue: Issue) -> dict[str, Any]:
         **_entity_fields(issue), "title": issue.title, "description": issue.description,
         "severity": issue.severity, "status": issue.status, "symptoms": issue.symptoms, "attempts": issue.attempts,
         "current_theory": issue.current_theory, "blocked_by": issue.blocked_by, "resolution": issue.resolution,
-        "trigger_phrases": issue.trigger_phrases, "resolved_at": _moment(issue.resolved_at),
+        "trigger_phrases": issue.trigger_phrases, "resolved_at": iso_or_none(issue.resolved_at),
     }
 
 

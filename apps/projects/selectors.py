@@ -96,6 +96,14 @@ def session_get(*, actor: User, session_id) -> Session:
     return session
 
 
+def session_owned(*, actor: User, session: Session | None) -> Session | None:
+    """``session`` when it is one of the actor's own (None stays None): the session a write is credited to
+    or a read is scoped by. Another user's session is "not found"."""
+    if session is not None and session.owner_id != actor.pk:
+        raise NotFound("Session not found.", code="entity_not_found", extra={"field": "session_id"})
+    return session
+
+
 # Decisions, issues, sharp edges, episodes
 
 def entities_readable(*, actor: User, kind: str, include_deleted: bool = False) -> QuerySet:

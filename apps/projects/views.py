@@ -28,14 +28,13 @@ from apps.projects.forms import (
 from apps.projects.models import Issue
 from apps.projects.selectors import (
     ENTITY_LABELS, decision_get, decision_list, edge_get, edge_list, entity_get, episode_get, episode_list, issue_get,
-    issue_list, project_get, project_list, session_list,
+    issue_list, project_get, project_list, projects_readable, session_list,
 )
 from apps.projects.services import (
-    decision_add, decision_update, edge_add, edge_update, entity_delete, entity_restore, episode_update, issue_add,
-    issue_update, project_create, project_delete, project_primer, project_restore, project_update,
+    decision_add, decision_update, edge_add, edge_update, edges_check, entity_delete, entity_restore, episode_update,
+    export_list, export_path, issue_add, issue_update, project_create, project_delete, project_export, project_primer,
+    project_restore, project_update,
 )
-from apps.projects.services.check import edges_check
-from apps.projects.services.export import export_list, export_path, project_export
 
 # URL segment -> the services' kind.
 ENTITY_KINDS: dict[str, str] = {
@@ -367,7 +366,7 @@ def entity_restore_view(request, segment: str, entity_id):
 def check_edges(request):
     """Paste code or say what you intend: the sharp edges whose patterns match. Nobody's session is
     involved, so every match is shown (no warn-once suppression)."""
-    form = CheckEdgesForm(request.POST or None, projects=project_list(actor=request.user),
+    form = CheckEdgesForm(request.POST or None, projects=projects_readable(actor=request.user),
                           initial={"project": request.GET.get("project", "")})
     warnings = None
 

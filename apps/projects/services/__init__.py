@@ -12,7 +12,7 @@ from apps.projects.services.entities import (  # noqa: F401
 from apps.projects.services.export import (  # noqa: F401
     ExportFile, ExportResult, export_list, export_path, project_export,
 )
-from apps.projects.services.nodes import node_create, node_delete, node_restore, node_sync, node_text  # noqa: F401
+from apps.projects.services.nodes import node_create, node_delete, node_sync, node_text  # noqa: F401
 from apps.projects.services.projects import (  # noqa: F401
     project_create, project_delete, project_get_writable, project_restore, project_update,
 )

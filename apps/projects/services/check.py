@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound
@@ -126,12 +125,6 @@ def recommendation_for(edge: SharpEdge) -> str:
     return f"Known sharp edge: {edge.title}." + (f" {reason}" if reason else "")
 
 
-def _scoped_edges(*, actor: User, project: Project | None):
-    if project is None:
-        return edge_list(actor=actor)
-    return edge_list(actor=actor).filter(Q(project=project) | Q(project__isnull=True))
-
-
 def _own_session(*, actor: User, session: Session) -> Session:
     """The session row, locked; someone else's session is "not found" (sessions come from the edges'
     own lookups, so this only guards against a caller mixing actors up)."""
@@ -163,7 +156,7 @@ def edges_check(*, actor: User, code=None, intent=None, context=None, project_id
         locked = _own_session(actor=actor, session=session) if session is not None else None
         already = set(locked.warned_edges) if locked is not None else set()
         warnings = []
-        for edge in _scoped_edges(actor=actor, project=project).order_by("created_at"):
+        for edge in edge_list(actor=actor, project_id=project, include_global=True).order_by("created_at"):
             if edge.pk in already:
                 continue
             found = edge_match(edge, check)

@@ -39,16 +39,16 @@ from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from apps.accounts.models import User
-from apps.core.exceptions import InvalidInput, NotFound
+from apps.core.exceptions import InvalidInput
 from apps.memories.embeddings import embed_query
 from apps.memories.models import SEARCH_CONFIG, MemoryEmbedding
 from apps.memories.query import any_words
 from apps.memories.services.retrieval import MAX_QUERY_CHARS
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.projects.patterns import shared_keywords, text_keywords
-from apps.projects.selectors import ENTITY_MODELS, entities_readable, project_get
+from apps.projects.selectors import ENTITY_MODELS, entities_readable, project_get, session_owned
 from apps.projects.services.check import EdgeWarning, edges_check
-from apps.projects.validation import clean_title
+from apps.projects.validation import clean_bool, clean_title
 
 DENSE_WEIGHT = 0.6
 LEXICAL_WEIGHT = 0.4
@@ -200,10 +200,8 @@ def context_get(*, actor: User, query, types=None, project_id=None, include_glob
     """The entities that bear on ``query``, ranked per kind (see the module docstring)."""
     query = clean_title(query, field="query", max_chars=MAX_QUERY_CHARS)
     kinds, limit = clean_types(types), clean_context_limit(limit)
-    if not isinstance(include_global, bool):
-        raise InvalidInput("include_global must be true or false.", field="include_global")
-    if session is not None and session.owner_id != actor.pk:
-        raise NotFound("Session not found.", code="entity_not_found", extra={"field": "session_id"})
+    include_global = clean_bool(include_global, field="include_global")
+    session = session_owned(actor=actor, session=session)
     project = project_get(actor=actor, project_id=project_id) if project_id is not None else (
         session.project if session is not None else None)
     vector, tsquery, now = embed_query(query), any_words(query).tsquery, timezone.now()

@@ -16,15 +16,15 @@ from django.db.models import F
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
+from apps.core.exceptions import InvalidInput, PermissionDenied
 from apps.cubes.selectors import cube_ids_writable
 from apps.cubes.services import cube_ensure_personal
 from apps.memories.embeddings import embed_texts
 from apps.mcp.envelopes import iso_timestamp
 from apps.projects.models import Decision, Episode, Issue, ProjectEntity, Session, SharpEdge
 from apps.projects.patterns import clean_detection_patterns
-from apps.projects.selectors import ENTITY_ID_FIELDS, ENTITY_LABELS, ENTITY_MODELS, entity_get
-from apps.projects.services.nodes import node_create, node_delete, node_restore, node_sync
+from apps.projects.selectors import ENTITY_ID_FIELDS, ENTITY_LABELS, ENTITY_MODELS, entity_get, session_owned
+from apps.projects.services.nodes import node_create, node_delete, node_sync
 from apps.projects.services.projects import curator_acts_as_owner, project_get_writable
 from apps.projects.validation import (
     MAX_MOOD_CHARS, clean_alternatives, clean_attempt, clean_bool, clean_choice, clean_confidence, clean_list,
@@ -65,13 +65,6 @@ def _writable_entity(*, actor: User, kind: str, entity_id, include_deleted: bool
         if entity.deleted_at is not None and not include_deleted:  # deleted while we waited: NotFound now
             return entity_get(actor=actor, kind=kind, entity_id=entity_id)
     return entity
-
-
-def _own_session(*, actor: User, session: Session | None) -> Session | None:
-    """The session to credit a write to: only one of the actor's own."""
-    if session is not None and session.owner_id != actor.pk:
-        raise NotFound("Session not found.", code="entity_not_found", extra={"field": "session_id"})
-    return session
 
 
 def _create(*, actor: User, entity: ProjectEntity) -> ProjectEntity:
@@ -154,7 +147,7 @@ def decision_add(*, actor: User, project_id, title, description="", context="", 
     """
     project = project_get_writable(actor=actor, project_id=project_id)
     decision = Decision(
-        project=project, cube_id=project.cube_id, owner=actor, session=_own_session(actor=actor, session=session),
+        project=project, cube_id=project.cube_id, owner=actor, session=session_owned(actor=actor, session=session),
         title=clean_title(title), description=clean_text(description, field="description"),
         context=clean_text(context, field="context"), reasoning=clean_text(reasoning, field="reasoning"),
         alternatives=clean_alternatives(alternatives), confidence=clean_confidence(confidence),
@@ -194,7 +187,7 @@ def issue_add(*, actor: User, project_id, title, description="", severity=None, 
               session=None) -> Issue:
     project = project_get_writable(actor=actor, project_id=project_id)
     issue = Issue(
-        project=project, cube_id=project.cube_id, owner=actor, session=_own_session(actor=actor, session=session),
+        project=project, cube_id=project.cube_id, owner=actor, session=session_owned(actor=actor, session=session),
         title=clean_title(title), description=clean_text(description, field="description"),
         severity=Issue.Severity.MAJOR if severity is None else
         clean_choice(severity, field="severity", choices=Issue.Severity.values),
@@ -219,7 +212,7 @@ def issue_update(*, actor: User, issue_id, status=None, add_attempt=None, curren
     Attempts are only ever appended: the row is locked first, so two concurrent updates both land.
     Closing the issue (resolved, won't fix) stamps ``resolved_at``; reopening clears it. The given
     session counts the update (``issue_updates``, which the episode rules read)."""
-    session = _own_session(actor=actor, session=session)
+    session = session_owned(actor=actor, session=session)
     attempt = clean_attempt(add_attempt) if add_attempt is not None else None
     issue = _writable_entity(actor=actor, kind="issue", entity_id=issue_id, lock=True)
     was_closed = issue.status in Issue.CLOSED
@@ -250,7 +243,7 @@ def edge_add(*, actor: User, project_id=None, title, description="", workaround=
     project = project_get_writable(actor=actor, project_id=project_id) if project_id not in (None, "") else None
     edge = SharpEdge(
         project=project, cube_id=project.cube_id if project else cube_ensure_personal(actor=actor).pk, owner=actor,
-        session=_own_session(actor=actor, session=session), title=clean_title(title),
+        session=session_owned(actor=actor, session=session), title=clean_title(title),
         description=clean_text(description, field="description"), workaround=clean_text(workaround, field="workaround"),
         detection_patterns=clean_detection_patterns(detection_patterns),
         symptoms=clean_list(symptoms, field="symptoms"),
@@ -281,7 +274,7 @@ def episode_create(*, actor: User, session: Session, title, narrative, mood_arc=
     """The story of one session, in the session's project (end_session decides when one is written)."""
     if session is None:
         raise InvalidInput("An episode needs the session it tells: pass session.", field="session_id")
-    session = _own_session(actor=actor, session=session)
+    session = session_owned(actor=actor, session=session)
     project = project_get_writable(actor=actor, project_id=session.project_id)
     episode = Episode(
         project=project, cube_id=project.cube_id, owner=actor, session=session, title=clean_title(title),
@@ -331,6 +324,6 @@ def entity_restore(*, actor: User, kind: str, entity_id, curator: bool = False) 
     if entity.deleted_at is not None:
         entity.deleted_at = None
         entity.save(update_fields=["deleted_at", "updated_at"])
-        node_restore(actor=actor, entity=entity)
+        node_sync(actor=actor, entity=entity)  # restores the node, or makes it anew
     return entity
 

@@ -32,6 +32,7 @@ from apps.projects.representations import (
     decision_dict, edge_dict, episode_dict, issue_dict, project_dict, session_dict,
 )
 from apps.projects.selectors import entities_readable, project_get, projects_readable
+from apps.projects.validation import clean_bool
 
 FORMATS = {"json": "json", "markdown": "md"}
 EXPORT_NAME = re.compile(r"mind-[a-z0-9-]{1,80}-\d{8}T\d{6}(?:-\d{1,4})?\.(?:json|md)")
@@ -87,7 +88,7 @@ class ExportData:
 
 def export_dir(actor: User) -> Path:
     """The actor's own export folder."""
-    return Path(getattr(settings, "ENGRAM_EXPORT_DIR", Path(settings.BASE_DIR) / "var" / "exports")) / str(actor.pk)
+    return Path(settings.ENGRAM_EXPORT_DIR) / str(actor.pk)
 
 
 # Reading
@@ -289,8 +290,7 @@ def project_export(*, actor: User, format: str = "json", project_id=None,  # noq
     """Write an export file into the actor's folder; the path and the entity counts."""
     if format not in FORMATS:
         raise InvalidInput(f"format must be json or markdown; got {format!r}.", field="format")
-    if not isinstance(include_sessions, bool):
-        raise InvalidInput("include_sessions must be true or false.", field="include_sessions")
+    include_sessions = clean_bool(include_sessions, field="include_sessions")
     data = _read(actor=actor, project_id=project_id, include_sessions=include_sessions)
     text = render_json(data) if format == "json" else render_markdown(data)
     path = write_atomically(export_dir(actor), _file_stem(data=data, project_id=project_id), FORMATS[format], text)

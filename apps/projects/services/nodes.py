@@ -101,8 +101,3 @@ def node_delete(*, actor: User, entity: ProjectEntity) -> None:
     """Soft-delete the node with its entity (restorable with it)."""
     if entity.node_id and Memory.objects.filter(pk=entity.node_id, deleted_at__isnull=True).exists():
         memory_delete(actor=actor, memory_id=entity.node_id, soft=True)
-
-
-def node_restore(*, actor: User, entity: ProjectEntity) -> Memory:
-    """Restore the node with its entity; like node_sync, it also repairs a node that went missing."""
-    return node_sync(actor=actor, entity=entity)
