@@ -169,7 +169,7 @@ def extractive_completion(*, query: str, sources: list[Source]) -> Completion:
     chosen = sorted(candidates)[:EXTRACTIVE_SENTENCES]
     quoted = [f"- {sentence} [{number}]" for _, _, _, sentence, number in sorted(chosen, key=lambda c: (c[1], c[2]))]
     cited = sorted({number for *_, number in chosen})
-    listing = [f"[{source.number}] {_excerpt(source.content)}" for source in sources if source.number in cited]
+    listing = [f"[{source.number}] {excerpt(source.content)}" for source in sources if source.number in cited]
     text = "\n".join(["From your memories:", *quoted, "", "Sources:", *listing, "", NO_MODEL_NOTE])
     return Completion(text=text, model=EXTRACTIVE_MODEL, method="extractive", token_count=estimate_tokens(text))
 
@@ -182,6 +182,7 @@ def _sentences(text: str) -> list[str]:
     return [sentence.strip() for sentence in SENTENCE_END.split(" ".join(text.split())) if sentence.strip()]
 
 
-def _excerpt(text: str, limit: int = 160) -> str:
+def excerpt(text: str, limit: int = 160) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else f"{flat[:limit - 1]}…"

@@ -16,6 +16,7 @@ from apps.core.exceptions import InvalidInput, NotFound
 
 DEFAULT_HISTORY_LIMIT = 50
 MAX_HISTORY_LIMIT = 1000
+MAX_SESSION_ID_CHARS = ChatSession._meta.get_field("id").max_length
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class ChatHistory:
     session: ChatSession | None  # None: the actor has no session yet
     total: int  # messages in the session
     messages: list[ChatMessage]  # the page asked for, oldest first
+    offset: int = 0  # of the page's first message
 
 
 def chat_sessions_of(*, actor: User) -> QuerySet[ChatSession]:
@@ -30,7 +32,9 @@ def chat_sessions_of(*, actor: User) -> QuerySet[ChatSession]:
 
 
 def chat_session_get(*, actor: User, session_id, field: str = "session_id") -> ChatSession:
-    session = chat_sessions_of(actor=actor).filter(pk=session_id).first() if isinstance(session_id, str) else None
+    # An id that cannot exist (too long, a NUL byte PostgreSQL cannot compare) never reaches SQL.
+    valid = isinstance(session_id, str) and len(session_id) <= MAX_SESSION_ID_CHARS and "\x00" not in session_id
+    session = chat_sessions_of(actor=actor).filter(pk=session_id).first() if valid else None
     if session is None:
         raise NotFound(f"Chat session {session_id!r} not found.", code="session_not_found", extra={"field": field})
     return session
@@ -54,10 +58,12 @@ def chat_messages(*, session: ChatSession) -> QuerySet[ChatMessage]:
 
 
 def chat_history(*, actor: User, session_id=None, limit=DEFAULT_HISTORY_LIMIT, offset=0) -> ChatHistory:
-    """A page of a session's messages, oldest first; without ``session_id``, of the actor's latest session.
-    Three queries whatever the page: the session, the count, the page."""
+    """A page of a session's messages, oldest first, from ``offset`` (None: the last ``limit`` messages);
+    without ``session_id``, of the actor's latest session. Three queries whatever the page: the session, the
+    count, the page."""
     limit = clean_whole_number(limit, field="limit", low=1, high=MAX_HISTORY_LIMIT)
-    offset = clean_whole_number(offset, field="offset", low=0)
+    if offset is not None:
+        offset = clean_whole_number(offset, field="offset", low=0)
     if session_id is None:
         session = chat_session_latest(actor=actor)
         if session is None:
@@ -65,7 +71,10 @@ def chat_history(*, actor: User, session_id=None, limit=DEFAULT_HISTORY_LIMIT, o
     else:
         session = chat_session_get(actor=actor, session_id=session_id)
     messages = chat_messages(session=session)
-    return ChatHistory(session=session, total=messages.count(), messages=list(messages[offset:offset + limit]))
+    total = messages.count()
+    if offset is None:
+        offset = max(0, total - limit)
+    return ChatHistory(session=session, total=total, messages=list(messages[offset:offset + limit]), offset=offset)
 
 
 def clean_whole_number(value, *, field: str, low: int, high: int | None = None) -> int:

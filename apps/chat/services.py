@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.chat.llm import Completion, Generate, Message, Source, complete, estimate_tokens
+from apps.chat.llm import Completion, Generate, Message, Source, complete, estimate_tokens, excerpt
 from apps.chat.models import MAX_TITLE_CHARS, ChatMessage, ChatSession
 from apps.chat.selectors import chat_messages, chat_session_get, chat_session_latest, clean_whole_number
 from apps.core.exceptions import InvalidInput, NotFound
@@ -130,8 +130,8 @@ def _store_turns(*, actor: User, session: ChatSession | None, client_key: str, q
     now = timezone.now()
     with transaction.atomic():
         if session is None:
-            session = ChatSession.objects.create(owner=actor, title=_title(query), client_key=client_key,
-                                                 last_activity=now)
+            session = ChatSession.objects.create(owner=actor, title=excerpt(query, MAX_TITLE_CHARS),
+                                                 client_key=client_key, last_activity=now)
         elif not ChatSession.objects.filter(pk=session.pk).update(last_activity=now, updated_at=now):
             # Cleared while the model was answering.
             raise NotFound(f"Chat session {session.pk!r} not found.", code="session_not_found",
@@ -159,11 +159,6 @@ def _clean_query(value) -> str:
         raise InvalidInput(f"query has at most {MAX_QUERY_LENGTH} characters, got {len(query)}: shorten it.",
                            field="query")
     return query
-
-
-def _title(query: str) -> str:
-    flat = " ".join(query.split())
-    return flat if len(flat) <= MAX_TITLE_CHARS else f"{flat[:MAX_TITLE_CHARS - 1]}…"
 
 
 def _clip(text: str) -> str:

@@ -91,24 +91,20 @@ def _conversation(request, *, session_id: str | None) -> HttpResponse:
                              + ([("top_k", top_k)] if top_k is not None else []))
             return redirect(f"{reverse('chat:session', args=[reply.session.pk])}?{keep}#message-{reply.message.pk}")
     # Read after asking: an answered question redirects, so its page is read once, on the GET that follows.
-    history, offset = _history(request, session_id) if session_id else (None, 0)
+    history = _history(request, session_id) if session_id else None
     return render(request, "chat/chat.html", {
         "form": form, "session": history.session if history else None, "history": history,
         "turns": _turns(request, history.messages) if history else [],
-        "earlier_offset": max(0, offset - HISTORY_PAGE) if offset else None,
+        "earlier_offset": max(0, history.offset - HISTORY_PAGE) if history and history.offset else None,
         "sessions": chat_session_list(actor=request.user)[:SESSIONS_SHOWN],
     })
 
 
-def _history(request, session_id: str) -> tuple[ChatHistory, int]:
-    """The latest HISTORY_PAGE messages, or those from ?offset= on; with the offset of the first shown."""
+def _history(request, session_id: str) -> ChatHistory:
+    """The latest HISTORY_PAGE messages, or those from ?offset= on."""
     raw = request.GET.get("offset", "")
-    offset = int(raw) if raw.isdigit() else None
-    history = chat_history(actor=request.user, session_id=session_id, limit=HISTORY_PAGE, offset=offset or 0)
-    if offset is None and history.total > HISTORY_PAGE:
-        offset = history.total - HISTORY_PAGE
-        history = chat_history(actor=request.user, session_id=session_id, limit=HISTORY_PAGE, offset=offset)
-    return history, offset or 0
+    return chat_history(actor=request.user, session_id=session_id, limit=HISTORY_PAGE,
+                        offset=int(raw) if raw.isdigit() else None)
 
 
 def _turns(request, page: list[ChatMessage]) -> list[dict]:

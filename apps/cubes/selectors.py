@@ -207,12 +207,13 @@ def _memory_decision(*, actor: User, memory_id, action: str) -> AccessDecision:
 
 def _chat_decision(*, actor: User, session_id) -> AccessDecision:
     """Chat sessions are private to their owner, for every action."""
-    from apps.chat.models import ChatSession  # apps.chat depends on cubes, not the other way round
+    from apps.chat.selectors import chat_session_get  # apps.chat depends on cubes, not the other way round
 
-    valid = isinstance(session_id, str) and len(session_id) <= ChatSession._meta.get_field("id").max_length
-    if valid and ChatSession.objects.filter(pk=session_id, owner=actor).exists():
-        return AccessDecision(True, "owner of the chat session", OWNER)
-    return AccessDecision(False, "chat session not found")
+    try:
+        chat_session_get(actor=actor, session_id=session_id)
+    except NotFound:
+        return AccessDecision(False, "chat session not found")
+    return AccessDecision(True, "owner of the chat session", OWNER)
 
 
 def access_check(*, actor: User, resource_type: str, resource_id, action: str) -> AccessDecision:

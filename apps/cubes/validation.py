@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from apps.core.exceptions import InvalidInput
+from apps.core.validation import clean_string
 from apps.cubes.models import CUBE_ID_PATTERN, Cube, CubeMembership
 
 MAX_CUBE_ID_CHARS = Cube._meta.get_field("id").max_length
@@ -12,19 +13,6 @@ MAX_NAME_CHARS = Cube._meta.get_field("name").max_length
 MAX_PATH_CHARS = Cube._meta.get_field("path").max_length
 MAX_DESCRIPTION_CHARS = 20000
 SHARE_ROLES = tuple(CubeMembership.Role.values)
-
-
-def _string(value, *, field: str, max_chars: int) -> str:
-    """A stripped string without NUL bytes (PostgreSQL text cannot hold them), within ``max_chars``."""
-    if not isinstance(value, str):
-        raise InvalidInput(f"{field} must be a string, got {type(value).__name__}.", field=field)
-    if "\x00" in value:
-        raise InvalidInput(f"{field} cannot contain NUL bytes (\\u0000): remove them.", field=field)
-    value = value.strip()
-    if len(value) > max_chars:
-        raise InvalidInput(f"{field} is {len(value)} characters long; the limit is {max_chars}: shorten it.",
-                           field=field)
-    return value
 
 
 def is_cube_id(value) -> bool:
@@ -47,19 +35,19 @@ def clean_cube_id(value, *, field: str = "cube_id") -> str:
 
 
 def clean_cube_name(value, *, field: str = "name") -> str:
-    value = _string(value, field=field, max_chars=MAX_NAME_CHARS)
+    value = clean_string(value, field=field, max_chars=MAX_NAME_CHARS)
     if not value:
         raise InvalidInput(f"{field} cannot be empty: give the cube a name, or leave it out.", field=field)
     return value
 
 
 def clean_description(value, *, field: str = "description") -> str:
-    return "" if value is None else _string(value, field=field, max_chars=MAX_DESCRIPTION_CHARS)
+    return "" if value is None else clean_string(value, field=field, max_chars=MAX_DESCRIPTION_CHARS)
 
 
 def clean_path(value, *, field: str = "path") -> str:
     """Information only: Engram never opens, creates or lists it."""
-    return "" if value is None else _string(value, field=field, max_chars=MAX_PATH_CHARS)
+    return "" if value is None else clean_string(value, field=field, max_chars=MAX_PATH_CHARS)
 
 
 def clean_role(value, *, field: str = "role") -> str:

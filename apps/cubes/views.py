@@ -29,11 +29,15 @@ from apps.cubes.services import (
     cube_delete, cube_register, cube_restore, cube_revoke, cube_share, cube_unregister, cube_update,
 )
 from apps.dashboard.forms import add_service_error
-from apps.dashboard.views import not_found_is_404
+from apps.dashboard.views import act, not_found_is_404
 
 
 def _cube_page(cube_id: str) -> HttpResponse:
     return redirect("cubes:cube-detail", cube_id=cube_id)
+
+
+def _unregistered_list() -> HttpResponse:
+    return redirect(f"{reverse('cubes:cube-list')}?unregistered=1")
 
 
 def _permitted(request, cube_id: str, action: str) -> Cube | None:
@@ -59,19 +63,6 @@ def _submit(form, call: Callable[[], object]) -> object | None:
             raise
         add_service_error(form, error)
         return None
-
-
-def _act(request, call: Callable[[], object], success: str) -> bool:
-    """A button's service call: flash what happened, or why not; whether it worked."""
-    try:
-        call()
-    except DomainError as error:
-        if isinstance(error, NotFound) and error.extra.get("field") == "cube":
-            raise
-        messages.error(request, error.message)
-        return False
-    messages.success(request, success)
-    return True
 
 
 @login_required
@@ -129,8 +120,8 @@ def cube_share_view(request, cube_id: str):
 @not_found_is_404
 def cube_revoke_view(request, cube_id: str):
     user = request.POST.get("user", "")
-    _act(request, lambda: cube_revoke(actor=request.user, cube_id=cube_id, user=user),
-         f"{user} no longer has access to this cube.")
+    act(request, lambda: cube_revoke(actor=request.user, cube_id=cube_id, user=user),
+        f"{user} no longer has access to this cube.", inputs=("user",))
     return _cube_page(cube_id)
 
 
@@ -156,11 +147,13 @@ def cube_edit(request, cube_id: str):
 def cube_unregister_view(request, cube_id: str):
     """Ask, then unregister (owner only, never the personal cube): hidden with its memories, restorable."""
     cube = _permitted(request, cube_id, "delete")
-    if cube is None or cube.is_unregistered:
-        return _cube_page(cube_id) if cube is None else redirect(f"{reverse('cubes:cube-list')}?unregistered=1")
+    if cube is None:
+        return _cube_page(cube_id)
+    if cube.is_unregistered:
+        return _unregistered_list()
     if request.method == "POST":
-        if _act(request, lambda: cube_unregister(actor=request.user, cube_id=cube.pk),
-                f"Cube “{cube.name}” unregistered. Show unregistered cubes to restore it."):
+        if act(request, lambda: cube_unregister(actor=request.user, cube_id=cube.pk),
+               f"Cube “{cube.name}” unregistered. Show unregistered cubes to restore it."):
             return redirect("cubes:cube-list")
         return _cube_page(cube.pk)
     return render(request, "cubes/cube_confirm.html", {"cube": cube, "action": "unregister"})
@@ -170,9 +163,9 @@ def cube_unregister_view(request, cube_id: str):
 @require_POST
 @not_found_is_404
 def cube_restore_view(request, cube_id: str):
-    if _act(request, lambda: cube_restore(actor=request.user, cube_id=cube_id), f"Cube “{cube_id}” restored."):
+    if act(request, lambda: cube_restore(actor=request.user, cube_id=cube_id), f"Cube “{cube_id}” restored."):
         return _cube_page(cube_id)
-    return redirect(f"{reverse('cubes:cube-list')}?unregistered=1")
+    return _unregistered_list()
 
 
 @login_required
@@ -184,8 +177,8 @@ def cube_delete_view(request, cube_id: str):
     if cube is None:
         return _cube_page(cube_id)
     if request.method == "POST":
-        if _act(request, lambda: cube_delete(actor=request.user, cube_id=cube.pk),
-                f"Cube “{cube.name}” deleted for good, with its memories."):
+        if act(request, lambda: cube_delete(actor=request.user, cube_id=cube.pk),
+               f"Cube “{cube.name}” deleted for good, with its memories."):
             return redirect("cubes:cube-list")
         return _cube_page(cube.pk)
     # An unregistered cube has no statistics (nobody reads it); the page then says "all its memories".

@@ -53,14 +53,15 @@ def not_found_is_404(view):
     return wrapper
 
 
-def act(request, call: Callable[[], object], success: str) -> bool:
+def act(request, call: Callable[[], object], success: str, *, inputs: tuple[str, ...] = ()) -> bool:
     """A button's service call: flash what happened, or why not (a name now taken by another project, a
-    cube you may only read); whether it worked. Not found stays the 404 page (see not_found_is_404)."""
+    cube you may only read); whether it worked. Not found stays the 404 page (see not_found_is_404), except
+    about one of the ``inputs`` the button sent (the user it names is not a member): that is flashed too."""
     try:
         call()
-    except NotFound:
-        raise
     except DomainError as error:
+        if isinstance(error, NotFound) and error.extra.get("field") not in inputs:
+            raise
         messages.error(request, error.message)
         return False
     messages.success(request, success)

@@ -28,7 +28,7 @@ def memory_scope_cube_ids(*, actor: User, filters: MemoryFilters) -> list[str]:
         missing = [cube_id for cube_id in filters.cube_ids if cube_id not in found]
         if missing:
             raise NotFound(f"Cube '{missing[0]}' not found.", extra={"field": "cube_ids"})
-        return [cube_id for cube_id in filters.cube_ids if cube_id in found]
+        return list(filters.cube_ids)
     return list(readable.values_list("id", flat=True))
 
 

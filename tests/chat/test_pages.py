@@ -156,3 +156,18 @@ def test_the_page_queries_do_not_grow_with_turns_or_sessions(alice, user, pet_me
     with django_assert_max_num_queries(8):
         response = alice.get(url("session", session.pk))
     assert len(response.context["turns"]) == 10 and len(response.context["sessions"]) == 5
+
+
+def test_a_long_conversation_shows_its_latest_messages_and_links_to_earlier_ones(alice, conversation,
+                                                                                  django_assert_max_num_queries):
+    ChatMessage.objects.bulk_create(ChatMessage(session=conversation, role=ChatMessage.Role.USER,
+                                                content=f"message {index}") for index in range(102))
+    with django_assert_max_num_queries(8):
+        latest = alice.get(url("session", conversation.pk))
+    assert [turn["text"] for turn in latest.context["turns"]][-1] == "message 101"
+    assert len(latest.context["turns"]) == 100 and latest.context["earlier_offset"] == 0
+    assert "Showing 100 of 104 messages" in latest.content.decode()
+
+    earlier = alice.get(url("session", conversation.pk), {"offset": 0})
+    assert earlier.context["turns"][0]["message"].content == CAT_QUESTION
+    assert len(earlier.context["turns"]) == 100 and earlier.context["earlier_offset"] is None

@@ -236,6 +236,8 @@ def test_unknown_cube_and_session_are_not_found(user, no_llm):
         chat_send(actor=user, query="hi", cube_ids=["nope"])
     with pytest.raises(NotFound, match="chat_missing"):
         chat_send(actor=user, query="hi", session_id="chat_missing")
+    with pytest.raises(NotFound):  # an id that cannot exist never reaches SQL
+        chat_history(actor=user, session_id="chat_\x00")
 
 
 @pytest.mark.parametrize("arguments, field", [

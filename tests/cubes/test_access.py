@@ -214,6 +214,7 @@ def test_chat_sessions_are_their_owners_only(user, other_user, staff_user):
         decision = access_check(actor=actor, resource_type="chat", resource_id=session.pk, action="read")
         assert (decision.has_access, decision.reason) == (False, "chat session not found")
     assert not access_check(actor=user, resource_type="chat", resource_id="chat_nope", action="read").has_access
+    assert not access_check(actor=user, resource_type="chat", resource_id="chat_\x00", action="read").has_access
 
 
 def test_a_squatted_personal_cube_id_gets_a_suffix(user, other_user):
