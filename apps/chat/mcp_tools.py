@@ -27,7 +27,7 @@ from apps.accounts.models import User
 from apps.chat.llm import Generate, Message
 from apps.chat.selectors import chat_history as chat_history_page
 from apps.chat.services import chat_send
-from apps.mcp.envelopes import iso_timestamp
+from apps.core.timestamps import iso_timestamp
 from apps.mcp.errors import parameters
 from apps.mcp.server import client_key, tool_context
 

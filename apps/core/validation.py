@@ -1,7 +1,12 @@
 """Input rules that services of several apps share, so that every edge words the same mistake the same way."""
 from __future__ import annotations
 
-from apps.core.exceptions import InvalidInput
+import uuid
+from collections.abc import Iterable
+
+from apps.core.exceptions import InvalidInput, NotFound
+
+MAX_TITLE_CHARS = 300
 
 
 def clean_string(value, *, field: str, max_chars: int) -> str:
@@ -15,3 +20,36 @@ def clean_string(value, *, field: str, max_chars: int) -> str:
         raise InvalidInput(f"{field} is {len(value)} characters long; the limit is {max_chars}: shorten it.",
                            field=field)
     return value
+
+
+def clean_title(value, *, field: str = "title", max_chars: int = MAX_TITLE_CHARS) -> str:
+    """A required one-line text: a title or a name."""
+    if value is None:
+        raise InvalidInput(f"{field} is required.", field=field)
+    value = clean_string(value, field=field, max_chars=max_chars)
+    if not value:
+        raise InvalidInput(f"{field} cannot be empty.", field=field)
+    return value
+
+
+def clean_choice(value, *, field: str, choices: Iterable[str]) -> str:
+    """One of a fixed set (a status, a severity, a pattern type)."""
+    choices = list(choices)
+    if not isinstance(value, str) or value not in choices:
+        raise InvalidInput(f"{field} must be one of {', '.join(choices)}; got {value!r}.", field=field)
+    return value
+
+
+def clean_bool(value, *, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInput(f"{field} must be true or false, got {value!r}.", field=field)
+    return value
+
+
+def parse_uuid(value, *, field: str, label: str, code: str) -> uuid.UUID:
+    """An id as a UUID. A malformed id cannot name anything, so it is "not found" like an unknown one
+    (never a 500, and never a hint that the format was the problem for someone probing ids)."""
+    try:
+        return uuid.UUID(str(value)) if not isinstance(value, uuid.UUID) else value
+    except (TypeError, ValueError, AttributeError):
+        raise NotFound(f"{label} {value!r} not found.", code=code, extra={"field": field}) from None

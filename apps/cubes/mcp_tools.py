@@ -19,7 +19,7 @@ from apps.core.exceptions import InvalidInput, NotFound
 from apps.cubes.models import Cube
 from apps.cubes.selectors import access_check, cube_get_readable, cube_list, cube_list_with_stats, cube_statistics
 from apps.cubes.services import cube_register
-from apps.mcp.envelopes import iso_or_none
+from apps.core.timestamps import iso_or_none
 from apps.mcp.errors import parameters
 from apps.memories.models import Memory
 from apps.memories.selectors import memory_get

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from mcp_types import CallToolResult, TextContent
 
+from apps.core.timestamps import iso_timestamp
 from apps.mcp.errors import MISSING_PARAMETER, UNKNOWN_PARAMETER, ToolFailure
 from apps.memories.models import SECTORS
 
@@ -33,14 +34,6 @@ def tool_result(payload: dict[str, Any], *, is_error: bool) -> CallToolResult:
     )
 
 
-def iso_timestamp(moment: datetime) -> str:
-    """ISO 8601 in UTC with a Z, to the millisecond (the form JavaScript clients produce and parse)."""
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def iso_or_none(moment: datetime | None) -> str | None:
-    """``iso_timestamp``, or None for a moment that never happened (a user who never logged in)."""
-    return iso_timestamp(moment) if moment is not None else None
 
 
 def check_field_suggestion(failure: ToolFailure) -> str:

@@ -21,7 +21,7 @@ from apps.core import health
 from apps.core.exceptions import NotFound
 from apps.cubes.selectors import cube_ids_readable
 from apps.mcp.auth import READ, WRITE, current_caller
-from apps.mcp.envelopes import iso_timestamp, iso_or_none
+from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.models import McpClientSession
 from apps.mcp.schema import advertised_schema
 from apps.mcp.server import SERVER_VERSION, client_key, tool_context

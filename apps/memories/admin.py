@@ -5,6 +5,7 @@ rendered: they are in MemoryEmbedding, which has no admin."""
 from django.contrib import admin, messages
 from django.shortcuts import redirect
 
+from apps.core.admin import run_for_each
 from apps.core.exceptions import DomainError
 from apps.memories.models import Memory, MemoryLink
 from apps.memories.services import memory_boost, memory_delete, memory_reembed, memory_restore
@@ -50,21 +51,6 @@ class OutgoingLinkInline(admin.TabularInline):
         return False
 
 
-def _each_memory(modeladmin, request, queryset, service, done: str) -> None:
-    """Call `service` for every selected memory as the curator; report how many succeeded and why others failed."""
-    succeeded, failures = 0, []
-    for memory_id in queryset.values_list("pk", flat=True):
-        try:
-            service(actor=request.user, memory_id=memory_id, curator=True)
-        except DomainError as error:
-            failures.append(error.message)
-        else:
-            succeeded += 1
-    if succeeded:
-        modeladmin.message_user(request, f"{done} {succeeded} memor{'y' if succeeded == 1 else 'ies'}.", messages.SUCCESS)
-    if failures:
-        reasons = "; ".join(sorted(set(failures)))
-        modeladmin.message_user(request, f"{len(failures)} failed: {reasons}", messages.ERROR)
 
 
 @admin.register(Memory)
@@ -111,21 +97,26 @@ class MemoryAdmin(admin.ModelAdmin):
             self.message_user(request, error.message, messages.ERROR)
             return redirect("admin:memories_memory_change", object_id)
 
+    def _curate(self, request, queryset, service, done: str) -> None:
+        """Call ``service`` for every selected memory as the curator (the services' curator mode)."""
+        run_for_each(self, request, queryset,
+                     lambda pk: service(actor=request.user, memory_id=pk, curator=True), done)
+
     @admin.action(description="Soft delete selected memories", permissions=["change"])
     def soft_delete(self, request, queryset):
-        _each_memory(self, request, queryset, memory_delete, "Soft-deleted")
+        self._curate(request, queryset, memory_delete, "Soft-deleted")
 
     @admin.action(description="Restore selected memories", permissions=["change"])
     def restore(self, request, queryset):
-        _each_memory(self, request, queryset, memory_restore, "Restored")
+        self._curate(request, queryset, memory_restore, "Restored")
 
     @admin.action(description="Re-embed selected memories (vectors and links)", permissions=["change"])
     def reembed(self, request, queryset):
-        _each_memory(self, request, queryset, memory_reembed, "Re-embedded")
+        self._curate(request, queryset, memory_reembed, "Re-embedded")
 
     @admin.action(description="Boost importance of selected memories (+0.1)", permissions=["change"])
     def boost_importance(self, request, queryset):
-        _each_memory(self, request, queryset, memory_boost, "Boosted")
+        self._curate(request, queryset, memory_boost, "Boosted")
 
 
 @admin.register(MemoryLink)

@@ -6,14 +6,12 @@ actor in the services' curator mode: staff with the model's change permission cu
 projects and entities (acting as the owner would, so each node follows). A failure is reported with its
 reason.
 """
-from collections.abc import Callable
-
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import Model
 from django.urls import reverse
 from django.utils.html import format_html
 
-from apps.core.exceptions import DomainError
+from apps.core.admin import run_for_each
 from apps.memories.admin import DeletedFilter
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.projects.services import entity_delete, entity_restore, project_delete, project_restore
@@ -24,21 +22,6 @@ def _field_names(model: type[Model]) -> tuple[str, ...]:
     return tuple(field.name for field in model._meta.fields if field.name != "node")
 
 
-def run_for_each(modeladmin: admin.ModelAdmin, request, queryset, call: Callable[[object], object], done: str) -> None:
-    """Call the service for each selected row as the curator; report how many succeeded and why others failed."""
-    succeeded, failures = 0, []
-    for pk in queryset.values_list("pk", flat=True):
-        try:
-            call(pk)
-        except DomainError as error:
-            failures.append(error.message)
-        else:
-            succeeded += 1
-    noun = modeladmin.model._meta.verbose_name if succeeded == 1 else modeladmin.model._meta.verbose_name_plural
-    if succeeded:
-        modeladmin.message_user(request, f"{done} {succeeded} {noun}.", messages.SUCCESS)
-    if failures:
-        modeladmin.message_user(request, f"{len(failures)} failed: {'; '.join(sorted(set(failures)))}", messages.ERROR)
 
 
 class ServiceManagedAdmin(admin.ModelAdmin):

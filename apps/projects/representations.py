@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.mcp.envelopes import iso_or_none
+from apps.core.timestamps import iso_or_none
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 
 

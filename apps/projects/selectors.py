@@ -13,7 +13,8 @@ from apps.accounts.models import User
 from apps.core.exceptions import NotFound
 from apps.cubes.selectors import cube_ids_readable
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
-from apps.projects.validation import clean_choice, parse_entity_id, parse_project_id
+from apps.core.validation import clean_choice
+from apps.projects.validation import parse_entity_id, parse_project_id
 
 ENTITY_MODELS = {"decision": Decision, "issue": Issue, "sharp_edge": SharpEdge, "episode": Episode}
 ENTITY_LABELS = {"decision": "Decision", "issue": "Issue", "sharp_edge": "Sharp edge", "episode": "Episode"}

@@ -10,10 +10,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 
-from apps.core.exceptions import InvalidInput, NotFound
+from apps.core.exceptions import InvalidInput
+from apps.core.validation import clean_string, clean_title, parse_uuid
 from apps.memories.validation import clean_unit
 
-MAX_TITLE_CHARS = 300
 MAX_NAME_CHARS = 200
 MAX_TEXT_CHARS = 20000
 MAX_ITEM_CHARS = 1000
@@ -21,32 +21,6 @@ MAX_ITEMS = 100
 MAX_PHRASE_CHARS = 200
 MAX_PATH_CHARS = 1000
 MAX_MOOD_CHARS = 500
-
-
-def _plain_string(value, *, field: str) -> str:
-    """A string without NUL bytes (PostgreSQL text cannot hold them), stripped."""
-    if not isinstance(value, str):
-        raise InvalidInput(f"{field} must be a string, got {type(value).__name__}.", field=field)
-    if "\x00" in value:
-        raise InvalidInput(f"{field} cannot contain NUL bytes (\\u0000): remove them.", field=field)
-    return value.strip()
-
-
-def _within(value: str, *, field: str, max_chars: int) -> str:
-    if len(value) > max_chars:
-        raise InvalidInput(f"{field} is {len(value)} characters long; the limit is {max_chars}: shorten it.",
-                           field=field)
-    return value
-
-
-def clean_title(value, *, field: str = "title", max_chars: int = MAX_TITLE_CHARS) -> str:
-    """A required one-line text: a title or a name."""
-    if value is None:
-        raise InvalidInput(f"{field} is required.", field=field)
-    value = _plain_string(value, field=field)
-    if not value:
-        raise InvalidInput(f"{field} cannot be empty.", field=field)
-    return _within(value, field=field, max_chars=max_chars)
 
 
 def clean_name(value, *, field: str = "name") -> str:
@@ -57,7 +31,7 @@ def clean_text(value, *, field: str, max_chars: int = MAX_TEXT_CHARS) -> str:
     """An optional text field; None is the empty text."""
     if value is None:
         return ""
-    return _within(_plain_string(value, field=field), field=field, max_chars=max_chars)
+    return clean_string(value, field=field, max_chars=max_chars)
 
 
 def clean_list(value, *, field: str, max_item_chars: int = MAX_ITEM_CHARS, max_items: int = MAX_ITEMS) -> list[str]:
@@ -69,7 +43,7 @@ def clean_list(value, *, field: str, max_item_chars: int = MAX_ITEM_CHARS, max_i
     if len(value) > max_items:
         raise InvalidInput(f"{field} has {len(value)} items; at most {max_items} are allowed.", field=field)
     cleaned = [
-        _within(_plain_string(item, field=f"{field}[{index}]"), field=f"{field}[{index}]", max_chars=max_item_chars)
+        clean_string(item, field=f"{field}[{index}]", max_chars=max_item_chars)
         for index, item in enumerate(value)
     ]
     return list(dict.fromkeys(item for item in cleaned if item))
@@ -79,12 +53,6 @@ def clean_trigger_phrases(value, *, field: str = "trigger_phrases") -> list[str]
     return clean_list(value, field=field, max_item_chars=MAX_PHRASE_CHARS)
 
 
-def clean_choice(value, *, field: str, choices: Iterable[str]) -> str:
-    """One of a fixed set (a status, a severity, a pattern type)."""
-    choices = list(choices)
-    if not isinstance(value, str) or value not in choices:
-        raise InvalidInput(f"{field} must be one of {', '.join(choices)}; got {value!r}.", field=field)
-    return value
 
 
 def clean_confidence(value, *, field: str = "confidence", default: float | None = 0.7) -> float | None:
@@ -92,10 +60,6 @@ def clean_confidence(value, *, field: str = "confidence", default: float | None 
     return default if value is None else clean_unit(value, field_name=field)
 
 
-def clean_bool(value, *, field: str) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidInput(f"{field} must be true or false, got {value!r}.", field=field)
-    return value
 
 
 def clean_object_list(value, *, field: str, example: str, max_items: int = MAX_ITEMS) -> list:
@@ -147,13 +111,6 @@ def clean_attempt(value, *, field: str = "add_attempt") -> dict:
     }
 
 
-def parse_uuid(value, *, field: str, label: str, code: str) -> uuid.UUID:
-    """An id as a UUID. A malformed id cannot name anything, so it is "not found" like an unknown one
-    (never a 500, and never a hint that the format was the problem for someone probing ids)."""
-    try:
-        return uuid.UUID(str(value)) if not isinstance(value, uuid.UUID) else value
-    except (TypeError, ValueError, AttributeError):
-        raise NotFound(f"{label} {value!r} not found.", code=code, extra={"field": field}) from None
 
 
 def parse_project_id(value, *, field: str = "project_id") -> uuid.UUID:

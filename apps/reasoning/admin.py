@@ -12,7 +12,8 @@ from django.db.models import Count
 
 from apps.core.exceptions import DomainError
 from apps.memories.admin import DeletedFilter
-from apps.projects.admin import ServiceManagedAdmin, run_for_each
+from apps.core.admin import run_for_each
+from apps.projects.admin import ServiceManagedAdmin
 from apps.reasoning.models import Cell, Notebook, Thought, ThoughtSession
 from apps.reasoning.services.notebooks import notebook_delete, notebook_restore
 from apps.reasoning.services.thoughts import chain_verify, session_delete, session_restore

@@ -15,7 +15,7 @@ from mcp.server.mcpserver import Context
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput
-from apps.mcp.envelopes import iso_or_none, iso_timestamp
+from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.profile import PromptArgumentSpec, PromptSpec, ResourceSpec
 from apps.reasoning import content, mental_models, selectors
 from apps.reasoning.mcp_tools import notebook_with_cells
@@ -73,9 +73,11 @@ async def session_index(actor: User) -> str:
 # Resource templates
 
 def _session_details(actor: User, session_id: str) -> dict[str, Any]:
-    tree = selectors.session_tree(actor=actor, session_id=session_id)
-    integrity = thoughts.chain_verify(actor=actor, session_id=session_id).as_dict()
-    return {**tree, "integrity": integrity, "thoughtsUri": session_uri(session_id, "/thoughts")}
+    session = selectors.session_get(actor=actor, session_id=session_id)
+    chain = selectors.thoughts_of(session)
+    integrity = thoughts.verify_thoughts(chain).as_dict()
+    return {**selectors.tree_of(session, chain), "integrity": integrity,
+            "thoughtsUri": session_uri(session_id, "/thoughts")}
 
 
 async def session_details(actor: User, sessionId: str) -> str:

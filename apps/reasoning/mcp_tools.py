@@ -15,7 +15,8 @@ from channels.db import database_sync_to_async
 from pydantic import create_model
 
 from apps.accounts.models import User
-from apps.mcp.envelopes import ThoughtboxEnvelope, embedded_resource, iso_or_none, iso_timestamp
+from apps.core.timestamps import iso_or_none, iso_timestamp
+from apps.mcp.envelopes import ThoughtboxEnvelope, embedded_resource
 from apps.mcp.errors import parameters
 from apps.mcp.schema import SeedModel
 from apps.mcp.server import client_key, tool_context
@@ -157,7 +158,7 @@ def cell_dict(cell: Cell) -> dict[str, Any]:
 def notebook_with_cells(*, actor: User, notebook_id) -> dict[str, Any]:
     """A notebook and its cells, as the notebook tool and the thoughtbox://notebooks/{notebookId} resource show it."""
     notebook = notebooks.notebook_get(actor=actor, notebook_id=notebook_id)
-    cells = notebooks.cell_list(actor=actor, notebook_id=notebook.pk)
+    cells = notebooks.cells_of(notebook)
     return {"notebookId": str(notebook.pk), "notebook": notebook_dict(notebook),
             "cells": [cell_dict(cell) for cell in cells]}
 

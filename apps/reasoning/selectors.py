@@ -15,8 +15,8 @@ from django.db.models import Count, Max, Q, QuerySet
 
 from apps.accounts.models import User
 from apps.core.exceptions import NotFound
-from apps.mcp.envelopes import iso_or_none, iso_timestamp
-from apps.projects.validation import parse_uuid
+from apps.core.timestamps import iso_or_none, iso_timestamp
+from apps.core.validation import parse_uuid
 from apps.reasoning.models import Thought, ThoughtSession
 
 
@@ -177,9 +177,14 @@ def session_tree(*, actor: User, session_id, include_deleted: bool = False) -> d
     id, the thought number and node it forks from, and its thoughts in order); every node carries its
     links (prev/next/branchOrigin/revisesNode) as ids, so revisions can point at what they revise."""
     session = session_get(actor=actor, session_id=session_id, include_deleted=include_deleted)
+    return tree_of(session, thoughts_of(session))
+
+
+def tree_of(session: ThoughtSession, thoughts: list[Thought]) -> dict:
+    """``session_tree`` of a session and its thoughts that the caller already read."""
     main: list[dict] = []
     branches: dict[str, dict] = {}
-    for link in linked_thoughts(thoughts_of(session)):
+    for link in linked_thoughts(thoughts):
         node = _tree_node(link)
         if not node["branchId"]:
             main.append(node)

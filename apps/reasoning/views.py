@@ -37,10 +37,10 @@ from apps.reasoning.forms import (
     SessionFilterForm, ThoughtForm,
 )
 from apps.reasoning.mental_models import MODELS, TAGS, model_get, models_list
-from apps.reasoning.selectors import session_get, session_list, session_tree, thoughts_of
+from apps.reasoning.selectors import session_get, session_list, thoughts_of, tree_of
 from apps.reasoning.services import analysis
 from apps.reasoning.services.notebooks import (
-    cell_add, cell_list, cell_run, cell_update, notebook_create, notebook_delete, notebook_export, notebook_get,
+    cell_add, cell_run, cells_of, cell_update, notebook_create, notebook_delete, notebook_export, notebook_get,
     notebook_install_deps, notebook_list, notebook_load, notebook_restore, notebook_templates,
 )
 from apps.reasoning.services.thoughts import (
@@ -158,7 +158,7 @@ def session_detail(request, session_id):
         return response
     return render(request, "reasoning/session_detail.html", {
         "session": session,
-        "tree": _drawn_tree(session_tree(actor=request.user, session_id=session.pk, include_deleted=True)),
+        "tree": _drawn_tree(tree_of(session, thoughts)),
         # chain_verify's own check, over the thoughts already loaded (a deleted session is verified too).
         "integrity": verify_thoughts(thoughts), "thought_count": len(thoughts),
         "form": form,
@@ -254,7 +254,7 @@ def _notebook_page(request, notebook, *, add_form=None, edit_forms=None, deps_fo
         "html": render_markdown(cell.content) if cell.cell_type == cell.CellType.MARKDOWN else "",
         "form": edit_forms.get(cell.pk) or CellEditForm(initial={"content": cell.content, "filename": cell.filename},
                                                         prefix=f"cell-{cell.pk}"),
-    } for cell in cell_list(actor=request.user, notebook_id=notebook.pk)]
+    } for cell in cells_of(notebook)]
     return render(request, "reasoning/notebook_detail.html", {
         "notebook": notebook, "cells": cells, "add_form": add_form or CellAddForm(),
         "deps_form": deps_form or DependenciesForm(), "execution_enabled": settings.ENGRAM_NOTEBOOK_EXECUTION,

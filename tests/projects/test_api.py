@@ -9,7 +9,8 @@ from apps.projects.models import Decision, Episode, Issue, Project, Session, Sha
 from apps.projects.services import (
     decision_add, edge_add, entity_delete, episode_create, issue_add, project_create, project_delete,
 )
-from apps.projects.validation import MAX_ITEMS, MAX_PHRASE_CHARS, MAX_TEXT_CHARS, MAX_TITLE_CHARS
+from apps.core.validation import MAX_TITLE_CHARS
+from apps.projects.validation import MAX_ITEMS, MAX_PHRASE_CHARS, MAX_TEXT_CHARS
 from tests.api.envelope import assert_error
 from tests.projects.seed_examples import CRYPTO_EDGE
 

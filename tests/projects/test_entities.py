@@ -16,7 +16,8 @@ from apps.projects.services import (
     decision_add, decision_update, edge_add, edge_update, entity_delete, entity_restore, episode_create, issue_add,
     issue_update, project_create, project_delete, project_restore,
 )
-from apps.projects.validation import MAX_PHRASE_CHARS, MAX_TEXT_CHARS, MAX_TITLE_CHARS
+from apps.core.validation import MAX_TITLE_CHARS
+from apps.projects.validation import MAX_PHRASE_CHARS, MAX_TEXT_CHARS
 
 EDGE_PATTERNS = [
     {"type": "code", "pattern": r"crypto\.randomUUID|crypto\.createHash", "description": "Node crypto usage"},

@@ -17,8 +17,9 @@ from apps.projects.models import Decision, Episode, Issue, Project, Session, Sha
 from apps.projects.patterns import MAX_DESCRIPTION_CHARS, MAX_GLOB_CHARS, MAX_PATTERN_CHARS, MAX_PATTERNS
 from apps.projects.services.check import MAX_CODE_CHARS
 from apps.projects.services.context import MAX_LIMIT as MAX_CONTEXT_LIMIT
+from apps.core.validation import MAX_TITLE_CHARS
 from apps.projects.validation import (
-    MAX_ITEM_CHARS, MAX_ITEMS, MAX_MOOD_CHARS, MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_PHRASE_CHARS, MAX_TEXT_CHARS, MAX_TITLE_CHARS,
+    MAX_ITEM_CHARS, MAX_ITEMS, MAX_MOOD_CHARS, MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_PHRASE_CHARS, MAX_TEXT_CHARS,
 )
 
 MAX_ID_CHARS = 100

@@ -48,7 +48,7 @@ from apps.projects.models import Decision, Episode, Issue, Project, Session, Sha
 from apps.projects.patterns import shared_keywords, text_keywords
 from apps.projects.selectors import ENTITY_MODELS, entities_readable, project_get, session_owned
 from apps.projects.services.check import EdgeWarning, edges_check
-from apps.projects.validation import clean_bool, clean_title
+from apps.core.validation import clean_bool, clean_title
 
 DENSE_WEIGHT = 0.6
 LEXICAL_WEIGHT = 0.4

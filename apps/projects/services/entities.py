@@ -20,15 +20,16 @@ from apps.core.exceptions import InvalidInput, PermissionDenied
 from apps.cubes.selectors import cube_ids_writable
 from apps.cubes.services import cube_ensure_personal
 from apps.memories.embeddings import embed_texts
-from apps.mcp.envelopes import iso_timestamp
+from apps.core.timestamps import iso_timestamp
 from apps.projects.models import Decision, Episode, Issue, ProjectEntity, Session, SharpEdge
 from apps.projects.patterns import clean_detection_patterns
 from apps.projects.selectors import ENTITY_ID_FIELDS, ENTITY_LABELS, ENTITY_MODELS, entity_get, session_owned
 from apps.projects.services.nodes import node_create, node_delete, node_sync
 from apps.projects.services.projects import curator_acts_as_owner, project_get_writable
+from apps.core.validation import clean_bool, clean_choice, clean_title
 from apps.projects.validation import (
-    MAX_MOOD_CHARS, clean_alternatives, clean_attempt, clean_bool, clean_choice, clean_confidence, clean_list,
-    clean_text, clean_title, clean_trigger_phrases, parse_entity_id,
+    MAX_MOOD_CHARS, clean_alternatives, clean_attempt, clean_confidence, clean_list, clean_text,
+    clean_trigger_phrases, parse_entity_id,
 )
 
 # Superseding (see decision_add): how alike two decision titles must be, and how much their trigger

@@ -26,13 +26,13 @@ from django.utils.text import slugify
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound
-from apps.mcp.envelopes import iso_timestamp
+from apps.core.timestamps import iso_timestamp
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.projects.representations import (
     decision_dict, edge_dict, episode_dict, issue_dict, project_dict, session_dict,
 )
 from apps.projects.selectors import entities_readable, project_get, projects_readable
-from apps.projects.validation import clean_bool
+from apps.core.validation import clean_bool
 
 FORMATS = {"json": "json", "markdown": "md"}
 EXPORT_NAME = re.compile(r"mind-[a-z0-9-]{1,80}-\d{8}T\d{6}(?:-\d{1,4})?\.(?:json|md)")

@@ -16,9 +16,8 @@ from apps.cubes.services import cube_ensure_personal
 from apps.projects.models import Decision, Episode, Issue, Project, SharpEdge
 from apps.projects.selectors import project_get
 from apps.projects.services.nodes import node_delete, node_sync
-from apps.projects.validation import (
-    MAX_PATH_CHARS, clean_choice, clean_list, clean_name, clean_text, parse_project_id,
-)
+from apps.core.validation import clean_choice
+from apps.projects.validation import MAX_PATH_CHARS, clean_list, clean_name, clean_text, parse_project_id
 
 PROJECT_ENTITY_MODELS = (Decision, Issue, SharpEdge, Episode)
 

@@ -50,9 +50,9 @@ from apps.projects.selectors import project_checked, project_find, projects_read
 from apps.projects.services.check import edges_check
 from apps.projects.services.entities import episode_create
 from apps.projects.services.projects import project_create, project_get_writable
+from apps.core.validation import MAX_TITLE_CHARS, clean_title
 from apps.projects.validation import (
-    MAX_ITEMS, MAX_MOOD_CHARS, MAX_PATH_CHARS, MAX_TEXT_CHARS, MAX_TITLE_CHARS, clean_list, clean_name, clean_text,
-    clean_title,
+    MAX_ITEMS, MAX_MOOD_CHARS, MAX_PATH_CHARS, MAX_TEXT_CHARS, clean_list, clean_name, clean_text,
 )
 
 SEVERITY_POINTS = {"blocking": 100, "major": 50, "minor": 20, "cosmetic": 5}

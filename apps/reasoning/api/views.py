@@ -150,7 +150,7 @@ class ThoughtCreateView(generics.GenericAPIView):
 def _notebook_detail(actor, notebook_id) -> dict:
     notebook = notebooks.notebook_get(actor=actor, notebook_id=notebook_id)
     return s.NotebookDetailSerializer({
-        "notebook": notebook, "cells": notebooks.cell_list(actor=actor, notebook_id=notebook.pk)}).data
+        "notebook": notebook, "cells": notebooks.cells_of(notebook)}).data
 
 
 @extend_schema(tags=["reasoning"])

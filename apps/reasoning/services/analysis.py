@@ -22,6 +22,7 @@ from django.conf import settings
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput
+from apps.core.validation import clean_bool
 from apps.reasoning.analysis.common import EvidenceItem, ModelBackend, ProblemContext
 from apps.reasoning.analysis.confidence import assess_confidence
 from apps.reasoning.analysis.decompose import decompose, require_max_depth
@@ -84,7 +85,7 @@ def reasoning_assess_confidence(*, actor: User, reasoning, evidence=None, contex
 def reasoning_detect_bias(*, actor: User, reasoning, context=None, monitor_continuously=False,
                           model: ModelBackend | None = None) -> dict:
     reasoning, context = _text(reasoning, field="reasoning"), _optional_text(context, field="context")
-    monitor = _flag(monitor_continuously, field="monitorContinuously")
+    monitor = clean_bool(monitor_continuously, field="monitorContinuously")
     memories = _evidence(actor, reasoning, context)
     data = {**_detection(read_biases, text=reasoning, context=context, memories=memories,
                          backend=resolve_backend(model)), "monitoringActive": False}
@@ -96,7 +97,7 @@ def reasoning_detect_bias(*, actor: User, reasoning, context=None, monitor_conti
 def reasoning_detect_emotion(*, actor: User, text, include_discrete=True, context=None,
                              model: ModelBackend | None = None) -> dict:
     text, context = _text(text, field="text"), _optional_text(context, field="context")
-    include_discrete = _flag(include_discrete, field="includeDiscrete")
+    include_discrete = clean_bool(include_discrete, field="includeDiscrete")
     memories = _evidence(actor, text, context)
     data = _detection(read_emotion, text=text, include_discrete=include_discrete, context=context, memories=memories,
                       backend=resolve_backend(model))
@@ -106,7 +107,7 @@ def reasoning_detect_emotion(*, actor: User, text, include_discrete=True, contex
 def reasoning_analyze(*, actor: User, reasoning, context=None, include_confidence=True, include_bias=True,
                       include_emotion=False, model: ModelBackend | None = None) -> dict:
     reasoning, context = _text(reasoning, field="reasoning"), _optional_text(context, field="context")
-    flags = {name: _flag(value, field=name) for name, value in (
+    flags = {name: clean_bool(value, field=name) for name, value in (
         ("includeConfidence", include_confidence), ("includeBias", include_bias), ("includeEmotion", include_emotion))}
     memories = _evidence(actor, reasoning, context)
     data = analyze_reasoning(reasoning=reasoning, context=context, include_confidence=flags["includeConfidence"],
@@ -155,10 +156,6 @@ def _evidence_texts(value: Any) -> list[str]:
     return [_bounded(item.strip(), field="evidence") for item in value]
 
 
-def _flag(value: Any, *, field: str) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidInput(f"{field} must be true or false.", field=field)
-    return value
 
 
 def _detection(read: Callable[..., dict], **arguments) -> dict:

@@ -39,7 +39,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied, Unavailable
-from apps.projects.validation import clean_choice, clean_title, parse_uuid
+from apps.core.validation import clean_choice, clean_title, parse_uuid
 from apps.reasoning import sandbox, srcmd
 from apps.reasoning.models import Cell, Notebook
 from apps.reasoning.notebook_templates import TEMPLATES, notebook_templates  # noqa: F401 (part of this API)
@@ -107,9 +107,13 @@ def _notebook_locked(*, actor: User, notebook_id) -> Notebook:
     return _found(_notebook_query(actor=actor, notebook_id=notebook_id).select_for_update(), notebook_id)
 
 
-def cell_list(*, actor: User, notebook_id) -> list[Cell]:
-    notebook = notebook_get(actor=actor, notebook_id=notebook_id)
+def cells_of(notebook: Notebook) -> list[Cell]:
+    """The cells of a notebook the caller already read (with notebook_get), in order."""
     return list(notebook.cells.order_by("position"))
+
+
+def cell_list(*, actor: User, notebook_id) -> list[Cell]:
+    return cells_of(notebook_get(actor=actor, notebook_id=notebook_id))
 
 
 def _cell_in(notebook: Notebook, cell_id) -> Cell:

@@ -43,12 +43,12 @@ from django.utils.text import slugify
 from apps.accounts.models import User
 from apps.core.exceptions import DomainError, InvalidInput, NotFound
 from apps.cubes.services import cube_ensure_personal
-from apps.mcp.envelopes import iso_timestamp
+from apps.core.timestamps import iso_timestamp
 from apps.memories.models import Memory
 from apps.memories.services import memory_delete, memory_restore, memory_store
 from apps.memories.validation import clean_labels, clean_text
 from apps.projects.services.export import export_dir, write_atomically
-from apps.projects.validation import clean_bool
+from apps.core.validation import clean_bool
 from apps.reasoning.models import GENESIS, Thought, ThoughtSession
 from apps.reasoning.selectors import (
     ChainReplay, linked_thoughts, session_current, session_dict, session_get, session_latest, thoughts_of,
