@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from channels.db import database_sync_to_async
 
 from apps.accounts.models import User
-from apps.mcp.envelopes import iso_timestamp
+from apps.core.timestamps import iso_timestamp
 from apps.memories.models import Memory
 from apps.memories.services import memory_delete, memory_retrieve, memory_search, memory_store, memory_update
 from apps.memories.validation import MemoryFilters
