@@ -25,7 +25,7 @@ from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.models import McpClientSession
 from apps.mcp.schema import advertised_schema
 from apps.mcp.server import SERVER_VERSION, client_key, tool_context
-from apps.memories.models import Memory
+from apps.memories.selectors import memory_count_owned
 
 if TYPE_CHECKING:
     from apps.mcp.profiles.memgos import GetUserInfoInput, HealthCheckInput, ListToolsInput, SessionInfoInput
@@ -51,8 +51,7 @@ PROCESS_STARTED_AT = _process_started_at()
 
 def _user_counts(user: User) -> tuple[int, int]:
     """The cubes the user may read and the live memories they own (two COUNT queries)."""
-    return (cube_ids_readable(actor=user).count(),
-            Memory.objects.filter(owner=user, deleted_at__isnull=True).count())
+    return cube_ids_readable(actor=user).count(), memory_count_owned(actor=user)
 
 
 async def get_user_info(actor: User, params: GetUserInfoInput) -> dict[str, Any]:

@@ -119,6 +119,11 @@ def memory_links(*, actor: User, memory_id, direction: str = "both") -> QuerySet
     return MemoryLink.objects.filter(condition).select_related("source", "target").order_by("-weight")
 
 
+def memory_count_owned(*, actor: User) -> int:
+    """The live memories the actor owns (in any cube), for account summaries."""
+    return Memory.objects.filter(owner=actor, deleted_at__isnull=True).count()
+
+
 def memory_counts(*, actor: User) -> dict:
     counts = memories_readable(actor=actor, include_deleted=True).aggregate(
         total=Count("pk", filter=Q(deleted_at__isnull=True)),
