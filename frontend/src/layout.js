@@ -47,15 +47,16 @@ export class Layout {
       const elapsed = performance.now() - started;
       const settled = moved < SETTLED_SHARE * extent(current);
       if (!settled) seenMoving = true;
-      if ((settled && seenMoving && elapsed > MIN_RUN_MS) || elapsed > budget) this.stop();
+      if ((settled && seenMoving && elapsed > MIN_RUN_MS) || elapsed > budget) this.stop({ byItself: true });
     }, CHECK_MS);
   }
 
-  stop() {
+  // byItself: the layout settled or ran out of time (not stopped by the user or a dragged node).
+  stop({ byItself = false } = {}) {
     clearInterval(this.timer);
     this.timer = null;
     if (this.supervisor && this.supervisor.isRunning()) this.supervisor.stop();
-    this.onChange(false);
+    this.onChange(false, byItself);
   }
 
   // Before the graph is replaced wholesale (a new snapshot): the worker is rebuilt for the new graph.

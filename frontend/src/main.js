@@ -1,16 +1,16 @@
 // The dashboard's live memory graph (templates/dashboard/graph.html).
 //
 // Nodes are memories, edges links; sigma.js draws them with WebGL and ForceAtlas2 lays them out in
-// a web worker. The page loads a snapshot (GET /api/v1/graph/snapshot/ with the filters), follows
+// a web worker (frames.js: how panning stays smooth when drawing a frame is slow). The page loads a snapshot (GET /api/v1/graph/snapshot/ with the filters), follows
 // /ws/graph/ for changes (see live.js), and applies each event to the graphology graph at once,
 // highlighting what changed for a few seconds. window.engramGraph exposes the state to tests.
 import Graph from "graphology";
-import Sigma from "sigma";
 import { drawDiscNodeHover } from "sigma/rendering";
 
 import { api } from "./api.js";
 import { edgeColor, FADED_EDGE, FADED_NODE, HIGHLIGHT, KIND_COLORS, LINK_COLORS, nodeColor, SECTOR_COLORS } from "./colors.js";
 import { h, preview } from "./dom.js";
+import { PacedSigma } from "./frames.js";
 import { Layout, seedPosition } from "./layout.js";
 import { LiveFeed } from "./live.js";
 import { Panel } from "./panel.js";
@@ -18,6 +18,7 @@ import { Panel } from "./panel.js";
 const FLASH_MS = 3000;
 const DEFAULT_LIMIT = "5000";
 const BIG_GRAPH_EDGES = 10000;
+const RECOUNT_MS = 1500;
 const $ = (id) => document.getElementById(id);
 
 class GraphApp {
@@ -37,7 +38,7 @@ class GraphApp {
     this.dragged = null;
     this.dragMoved = false;
 
-    this.renderer = new Sigma(this.graph, $("graph-canvas"), {
+    this.renderer = new PacedSigma(this.graph, $("graph-canvas"), {
       renderEdgeLabels: false,
       enableEdgeEvents: false,
       defaultEdgeType: "line",
@@ -62,7 +63,7 @@ class GraphApp {
       edgeReducer: (edge, data) => this.reduceEdge(edge, data),
     });
     new ResizeObserver(() => this.resize()).observe($("graph-canvas"));
-    this.layout = new Layout(this.graph, (running) => this.layoutChanged(running));
+    this.layout = new Layout(this.graph, (running, byItself) => this.layoutChanged(running, byItself));
     this.panel = new Panel({ app: this, element: $("graph-panel"), body: $("graph-panel-body"), title: $("graph-panel-title"), close: $("graph-panel-close") });
     this.live = new LiveFeed({
       path: config.urls.socket,
@@ -111,11 +112,13 @@ class GraphApp {
     snapshot.nodes.forEach((node, index) => this.graph.addNode(node.id, this.nodeAttributes(node, seedPosition(index))));
     for (const edge of snapshot.edges) this.addEdge(edge);
     this.total = snapshot.total_nodes;
+    this.capped = snapshot.total_nodes > snapshot.nodes.length;
     // A big graph hides its edges while the user pans or zooms: drawing them is most of a frame.
     this.renderer.setSetting("hideEdgesOnMove", this.graph.size > BIG_GRAPH_EDGES);
     this.renderer.setCustomBBox(null);
-    this.resize();
+    this.renderer.resize();
     this.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
+    this.measureFrames(); // the first frame of the new graph
     this.updateCount();
     $("graph-empty").hidden = this.graph.order > 0;
     const cubes = this.filters.cube ? [this.filters.cube] : this.config.cubes.map((cube) => cube.id);
@@ -207,12 +210,32 @@ class GraphApp {
       }
     }
     this.eventsApplied += 1;
+    if (this.capped) this.recountSoon();
     if (this.shownSelection()) this.selectedNeighbours = new Set(this.graph.neighbors(this.selected));
     this.highlight(changed.filter(Boolean));
     this.updateCount();
     $("graph-empty").hidden = this.graph.order > 0;
     const touched = this.panel.memoryId && (payload.id === this.panel.memoryId || (payload.node && payload.node.id === this.panel.memoryId));
     if (touched) this.panel.refresh();
+  }
+
+  // A capped view ("showing N of M") cannot keep M exact from events alone: a memory it does not show
+  // may be deleted, or change whether it matches the filters. So after events it asks the server for
+  // the total again (a one-node snapshot), at most once per RECOUNT_MS.
+  recountSoon() {
+    if (this.recountTimer) return;
+    this.recountTimer = setTimeout(async () => {
+      const url = this.snapshotUrl().replace(/([?&])limit=\d+/, "$1limit=1");
+      try {
+        const snapshot = await api(url);
+        this.total = snapshot.total_nodes;
+        this.updateCount();
+      } catch {
+        // The next event asks again; the count meanwhile is the events' own.
+      } finally {
+        this.recountTimer = null;
+      }
+    }, RECOUNT_MS);
   }
 
   upsertNode(node, edges = []) {
@@ -391,6 +414,16 @@ class GraphApp {
     this.renderer.refresh();
   }
 
+  // What a frame of this graph costs decides whether pans redraw or glide (frames.js).
+  measureFrames() {
+    if (!this.graph.order) {
+      this.renderer.refresh();
+      return;
+    }
+    this.frameCost = this.renderer.measureFrame();
+    $("graph-canvas").dataset.frames = this.renderer.gliding() ? "glide" : "redraw";
+  }
+
   // --- Interaction ---------------------------------------------------------------------------
 
   bindInteractions() {
@@ -520,7 +553,8 @@ class GraphApp {
     element.textContent = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", "signed-out": "Signed out: reload the page" }[state];
   }
 
-  layoutChanged(running) {
+  layoutChanged(running, byItself) {
+    if (byItself) this.measureFrames();
     const button = $("graph-layout");
     button.textContent = running ? "Stop layout" : "Run layout";
     button.setAttribute("aria-pressed", running ? "true" : "false");

@@ -15,6 +15,7 @@ from django.db import connections
 from playwright.sync_api import expect, sync_playwright
 
 from apps.memories.models import Memory, MemoryLink
+from apps.memories.services import memory_delete
 from config.asgi import application
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE
 from tests.browser import log_in as browser_log_in  # this module's log_in also waits for the graph
@@ -270,8 +271,139 @@ def test_filters_reload_the_snapshot_and_live_events_respect_them(live_url, user
     wait_for_nodes(page, 2)
     expect(page.locator("#graph-count")).to_contain_text("Showing 2 of 6 memories (newest first)")
     assert page.evaluate("id => window.engramGraph.graph.hasNode(id)", str(shown.pk))
+    # M stays right when a memory the page does not show goes: the page asks for the total again.
+    off_loop(memory_delete, actor=user, memory_id=seeded[0].pk)
+    expect(page.locator("#graph-count")).to_contain_text("Showing 2 of 5 memories (newest first)")
     page.get_by_label("Created from").fill("2026-05-02")
     page.get_by_label("Created to").fill("2026-05-01")
     page.get_by_role("button", name="Apply").click()
     expect(page.locator("#graph-error")).to_contain_text("date_to must not be before date_from")
+    assert errors == []
+
+
+# Decodes two PNG screenshots in the page and returns the share of pixels that differ by more than a
+# little in any channel (anti-aliasing and resampling stay under it).
+PIXELS_DIFFER = """async ([a, b]) => {
+  const pixels = async (png) => {
+    const image = await createImageBitmap(await (await fetch(`data:image/png;base64,${png}`)).blob());
+    const canvas = new OffscreenCanvas(image.width, image.height);
+    const context = canvas.getContext("2d");
+    context.drawImage(image, 0, 0);
+    return context.getImageData(0, 0, image.width, image.height).data;
+  };
+  const [x, y] = [await pixels(a), await pixels(b)];
+  let differ = 0;
+  for (let i = 0; i < x.length; i += 4) {
+    if (Math.abs(x[i] - y[i]) > 60 || Math.abs(x[i + 1] - y[i + 1]) > 60 || Math.abs(x[i + 2] - y[i + 2]) > 60) differ += 1;
+  }
+  return differ / (x.length / 4);
+}"""
+
+GLIDE_FOREVER = """() => { const r = window.engramGraph.renderer; r.setFrameMode('glide'); r.settleMs = 1e9; }"""
+
+
+def canvas_png(page) -> str:
+    import base64
+
+    return base64.b64encode(page.locator("#graph-canvas").screenshot()).decode()
+
+
+def drawn_layers_transform(page) -> list:
+    return page.evaluate("""Object.entries(window.engramGraph.renderer.getCanvases())
+                              .map(([id, canvas]) => [id, canvas.style.transform])""")
+
+
+def test_a_slow_renderer_pans_by_moving_the_drawn_frame_then_redraws(live_url, user, seeded, browser_page):
+    page, errors = browser_page
+    log_in(page, live_url)
+    wait_for_nodes(page, 4)
+    settle(page)
+    # The page measured what a frame costs and chose its mode from that.
+    measured = page.evaluate("[window.engramGraph.frameCost, document.getElementById('graph-canvas').dataset.frames]")
+    assert measured[0] > 0 and measured[1] == ("glide" if measured[0] > 40 else "redraw")
+    page.evaluate(GLIDE_FOREVER)
+    page.evaluate("window.engramGraph.renderer.flush()")
+    page.wait_for_timeout(100)
+    before = canvas_png(page)
+
+    # A pan: no frame is drawn, the drawn layers move (the mouse layer stays where pointers are read).
+    renders = page.evaluate("""() => { const r = window.engramGraph.renderer; window.__renders = 0;
+        r.on('afterRender', () => { window.__renders += 1; });
+        const c = r.getCamera().getState(); r.getCamera().setState({ ...c, x: c.x + 0.15, y: c.y - 0.1 });
+        return new Promise((done) => setTimeout(() => done(window.__renders), 300)); }""")
+    assert renders == 0
+    layers = dict(drawn_layers_transform(page))
+    assert layers.pop("mouse") == ""
+    assert all(value.startswith("matrix(") for value in layers.values()), layers
+    moved = canvas_png(page)
+
+    page.evaluate("window.engramGraph.renderer.flush()")
+    assert all(value == "" for _, value in drawn_layers_transform(page))
+    page.wait_for_timeout(100)
+    redrawn = canvas_png(page)
+    # The moved frame is the redrawn one (but for what was outside the old frame); the frame before the
+    # pan is not, so the comparison can tell.
+    unmoved = page.evaluate(PIXELS_DIFFER, [before, redrawn])
+    assert unmoved > 0.005
+    assert page.evaluate(PIXELS_DIFFER, [moved, redrawn]) < unmoved / 5
+
+    # A fast renderer (or "redraw" forced) draws every camera change, as sigma does.
+    page.evaluate("window.engramGraph.renderer.setFrameMode('redraw')")
+    renders = page.evaluate("""() => { const r = window.engramGraph.renderer; window.__renders = 0;
+        const c = r.getCamera().getState(); r.getCamera().setState({ ...c, x: c.x - 0.15 });
+        return new Promise((done) => setTimeout(() => done(window.__renders), 300)); }""")
+    assert renders == 1
+    assert all(value == "" for _, value in drawn_layers_transform(page))
+    assert errors == []
+
+
+def test_a_gliding_zoom_puts_every_node_where_the_camera_would_draw_it(live_url, user, seeded, browser_page):
+    page, errors = browser_page
+    log_in(page, live_url)
+    wait_for_nodes(page, 4)
+    settle(page)
+    page.evaluate(GLIDE_FOREVER)
+    page.evaluate("window.engramGraph.renderer.flush()")
+    misplaced = page.evaluate("""() => {
+        const r = window.engramGraph.renderer;
+        const drawn = {};
+        r.getGraph().forEachNode((id) => { drawn[id] = r.framedGraphToViewport(r.getNodeDisplayData(id)); });
+        const c = r.getCamera().getState();
+        r.getCamera().setState({ x: c.x - 0.1, y: c.y + 0.05, ratio: c.ratio * 0.6, angle: 0.3 });
+        const m = new DOMMatrix(r.getCanvases().nodes.style.transform);
+        const camera = r.getCamera().getState();
+        let worst = 0;
+        for (const [id, p] of Object.entries(drawn)) {
+          const now = r.framedGraphToViewport(r.getNodeDisplayData(id), { cameraState: camera });
+          const glided = m.transformPoint(new DOMPoint(p.x, p.y));
+          worst = Math.max(worst, Math.hypot(glided.x - now.x, glided.y - now.y));
+        }
+        return worst; }""")
+    assert misplaced < 0.5
+    assert errors == []
+
+
+def test_a_click_right_after_a_gliding_pan_picks_the_node_under_the_pointer(live_url, user, seeded, browser_page):
+    page, errors = browser_page
+    log_in(page, live_url)
+    wait_for_nodes(page, 4)
+    settle(page)
+    page.evaluate(GLIDE_FOREVER)
+    page.evaluate("window.engramGraph.renderer.flush()")
+    target = str(seeded[1].pk)
+    # Centre the camera on the node (it was drawn elsewhere), then click it there before any redraw:
+    # the press draws the owed frame first, so sigma's picking sees the current camera.
+    point = page.evaluate("""id => {
+        const r = window.engramGraph.renderer;
+        const d = r.getNodeDisplayData(id);
+        r.getCamera().setState({ ...r.getCamera().getState(), x: d.x, y: d.y });
+        const p = r.framedGraphToViewport(r.getNodeDisplayData(id), { cameraState: r.getCamera().getState() });
+        const box = r.getContainer().getBoundingClientRect();
+        return { x: box.left + p.x, y: box.top + p.y, stale: r.getNodeAtPosition(p) }; }""", target)
+    assert point["stale"] != target, "before the redraw, picking still sees the old frame"
+    page.wait_for_timeout(350)
+    page.mouse.click(point["x"], point["y"])
+    panel = page.get_by_role("complementary", name="Selected memory")
+    expect(panel).to_contain_text("Slugs ate the lettuce seedlings")
+    assert page.evaluate("window.engramGraph.selected") == target
     assert errors == []
