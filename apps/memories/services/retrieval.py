@@ -34,16 +34,17 @@ from datetime import datetime
 from django.contrib.postgres.search import SearchQuery
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import BooleanField, ExpressionWrapper, F, FloatField, Min, OuterRef, Subquery, Sum, Value
+from django.db.models import BooleanField, F, FloatField, Sum, Value
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models.functions import Greatest
 from django.utils import timezone
+from pgvector import Vector
 from pgvector.django import CosineDistance
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput
 from apps.memories.embeddings import embed_query
-from apps.memories.models import SEARCH_CONFIG, SECTORS, CubeLexeme, Memory, MemoryEmbedding
+from apps.memories.models import SEARCH_CONFIG, SECTORS, CubeLexeme, Memory, MemoryEmbedding, MemoryLink
 from apps.memories.query import ParsedQuery, any_words, parse_search
 from apps.memories.selectors import link_weight_subquery, memory_filtered, memory_scope_cube_ids
 from apps.memories.services.lifecycle import memory_reinforce
@@ -67,6 +68,7 @@ YEAR_SECONDS = 365 * 86400.0
 HIGHLIGHT_CHARS = 400
 HIGHLIGHT_WORD = re.compile(r"([^\W_]+)", re.UNICODE)
 LEXEME_CACHE_WORDS = 200_000
+MEMORIES, EMBEDDINGS, LINKS = (model._meta.db_table for model in (Memory, MemoryEmbedding, MemoryLink))
 _lexeme_cache: dict[str, frozenset[str]] = {}
 # Query embeddings run here, beside the request's SQL; a few workers so that concurrent requests do not queue.
 _query_embedder = ThreadPoolExecutor(max_workers=4, thread_name_prefix="engram-query-embedding")
@@ -126,31 +128,17 @@ def _start_embedding(text: str) -> Future:
     return _query_embedder.submit(embed_query, text)
 
 
-def _dense_candidates(base, vector, sectors: list[str], pool: int) -> list:
-    """About `pool` memories nearest the query, by their nearest sector vector. A memory's sector vectors
-    lie close together, so twice `pool` vectors hold 0.8-1.2 x `pool` memories (at 100k memories,
-    docs/benchmarks.md). At least half a pool is enough: the pool only proposes candidates, which are
-    then scored exactly. Only when fewer come back is every sector's `pool` asked for."""
+def _dense_candidates(base, vector, sectors: list[str], pool: int, *, vectors: int) -> list:
+    """About `pool` memories nearest the query, by their nearest sector vector, from the `vectors` nearest
+    vectors. A memory's sector vectors lie close together, so twice `pool` vectors hold 0.8-1.2 x `pool`
+    memories (at 100k memories, docs/benchmarks.md); `_score_pool` asks for those in its own statement
+    and, in the rare case that they hold fewer than half a pool, this asks for every sector's `pool`.
+    The pool only proposes candidates, which are then scored exactly."""
     nearest = (
         MemoryEmbedding.objects.filter(memory_id__in=base.values("pk"), sector__in=sectors)
         .order_by(CosineDistance("embedding", vector)).values_list("memory_id", flat=True)
     )
-    for vectors in sorted({min(2, len(sectors)) * pool, len(sectors) * pool}):
-        rows = list(nearest[:vectors])
-        found = list(dict.fromkeys(rows))
-        if len(found) >= pool // 2 or len(rows) < vectors:
-            break
-    return found[:pool]
-
-
-def _best_similarity(vector, sectors: list[str]) -> ExpressionWrapper:
-    """A memory's best cosine similarity over the requested sectors."""
-    distance = (
-        MemoryEmbedding.objects.filter(memory_id=OuterRef("pk"), sector__in=sectors).values("memory_id")
-        .annotate(distance=Min(CosineDistance("embedding", vector))).values("distance")
-    )
-    return ExpressionWrapper(Value(1.0) - Coalesce(Subquery(distance, output_field=FloatField()), Value(1.0)),
-                             output_field=FloatField())
+    return list(dict.fromkeys(nearest[:vectors]))[:pool]
 
 
 @dataclass(frozen=True)
@@ -329,18 +317,51 @@ class PoolScore:
     link_weight: float
 
 
-def _score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now) -> list[PoolScore]:
-    """Every memory of the pool scored exactly, in one statement: its best cosine, its lexical score,
-    recency and link weight. Best first."""
-    rows = list(base.filter(pk__in=pool_ids).annotate(
-        recency=_recency(now), link_weight=link_weight_subquery(), lexical=model.score_sql(),
-        dense=_best_similarity(vector, sectors),
-    ).values_list("pk", "created_at", "salience", "recency", "link_weight", "lexical", "dense"))
+def _score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nearest: int = 0) -> list[PoolScore] | None:
+    """Every memory of the pool scored exactly, in one statement: its best cosine over `sectors`, its
+    lexical score, recency and link weight. Best first. The pool is `pool_ids` (they come from `base`)
+    plus, with `nearest`, about that many memories of `base` nearest the query through the HNSW index,
+    found in the same statement (see `_dense_candidates`; None when too few came back, and the caller
+    asks again the slower way). Raw SQL: the ORM took longer to build this statement and read its
+    rows than PostgreSQL took to run it (docs/benchmarks.md)."""
+    query_vector = Vector._to_db(vector)
+    params: list = []
+    ctes = ""
+    pool_sql = "SELECT unnest(%s::uuid[])"
+    counts = "0, 0"
+    if nearest:
+        scope_sql, scope_params = base.order_by().values("pk").query.sql_with_params()
+        vectors = min(2, len(sectors)) * nearest
+        ctes = (f"WITH nearest AS MATERIALIZED (SELECT e.memory_id, e.embedding <=> %s::vector AS distance "
+                f"FROM {EMBEDDINGS} e WHERE e.memory_id IN ({scope_sql}) AND e.sector = ANY(%s) "
+                f"ORDER BY e.embedding <=> %s::vector LIMIT %s), "
+                "dense AS (SELECT memory_id FROM nearest GROUP BY memory_id ORDER BY min(distance) LIMIT %s) ")
+        params += [query_vector, *scope_params, list(sectors), query_vector, vectors, nearest]
+        pool_sql = f"SELECT memory_id FROM dense UNION {pool_sql}"
+        counts = "(SELECT count(*) FROM nearest), (SELECT count(*) FROM dense)"
+    lexical = model.score_sql()
+    sql = (
+        f"{ctes}SELECT m.id, m.created_at, m.salience, "
+        f"GREATEST(0, 1 - EXTRACT(EPOCH FROM (%s - m.created_at))::float8 / %s), "
+        f"COALESCE((SELECT avg(l.weight) FROM {LINKS} l WHERE l.source_id = m.id OR l.target_id = m.id), 0), "
+        f"{lexical.sql}, "
+        f"1 - COALESCE((SELECT min(e.embedding <=> %s::vector) FROM {EMBEDDINGS} e "
+        f"WHERE e.memory_id = m.id AND e.sector = ANY(%s)), 1), {counts} "
+        f"FROM {MEMORIES} m WHERE m.id IN ({pool_sql})"
+    )
+    params += [now, YEAR_SECONDS, *lexical.params, query_vector, list(sectors), list(pool_ids)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    if nearest and rows:
+        nearest_rows, dense_found = rows[0][-2], rows[0][-1]
+        if dense_found < nearest // 2 and nearest_rows == vectors and len(sectors) > 2:
+            return None
     best_lexical = max((row[5] for row in rows), default=0.0) or 1.0
     scored = []
-    for pk, created_at, salience, recency, link_weight, lexical, dense in rows:
+    for pk, created_at, salience, recency, link_weight, lexical_raw, dense, *_ in rows:
         dense_score = max(0.0, dense)
-        lexical_score = lexical / best_lexical
+        lexical_score = lexical_raw / best_lexical
         relevance = DENSE_WEIGHT * dense_score + LEXICAL_WEIGHT * lexical_score
         score = 0.6 * relevance + 0.2 * salience + 0.1 * recency + 0.1 * link_weight
         scored.append(PoolScore(pk=pk, created_at=created_at, score=round(score, 4), relevance=round(relevance, 4),
@@ -359,15 +380,21 @@ def _hybrid(base, *, embedding: Future, model: LexicalModel, sectors, limit, off
     pool = _pool_size(limit=limit, offset=offset)
     vector = embedding.result()
     now = timezone.now()
+    lexical_ids = model.best_matches[:pool]
     if scope_is_matches and model.all_matches is not None:
         matches = model.all_matches
         dense = ([memory_id for memory_id, _ in nearest_exactly(matches, vector, sectors, pool)]
                  if len(matches) > pool else matches)
-    else:
-        with filtered_vector_scan():
-            dense = _dense_candidates(base, vector, sectors, pool)
-    pool_ids = list(dict.fromkeys([*dense, *model.best_matches[:pool]]))
-    return _score_pool(base, model=model, vector=vector, sectors=sectors, pool_ids=pool_ids, now=now)
+        return _score_pool(base, model=model, vector=vector, sectors=sectors, now=now,
+                           pool_ids=list(dict.fromkeys([*dense, *lexical_ids])))
+    with filtered_vector_scan():
+        ranked = _score_pool(base, model=model, vector=vector, sectors=sectors, now=now, pool_ids=lexical_ids,
+                             nearest=pool)
+        if ranked is None:  # the nearest vectors held too few memories: every sector's pool, then score
+            dense = _dense_candidates(base, vector, sectors, pool, vectors=len(sectors) * pool)
+            ranked = _score_pool(base, model=model, vector=vector, sectors=sectors, now=now,
+                                 pool_ids=list(dict.fromkeys([*dense, *lexical_ids])))
+    return ranked
 
 
 def _page(base, ranked: list[PoolScore], *, limit: int, offset: int) -> list[ScoredMemory]:
