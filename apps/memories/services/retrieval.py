@@ -330,7 +330,10 @@ def _score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, ne
     pool_sql = "SELECT unnest(%s::uuid[])"
     counts = "0, 0"
     if nearest:
-        scope_sql, scope_params = base.order_by().values("pk").query.sql_with_params()
+        try:
+            scope_sql, scope_params = base.order_by().values("pk").query.sql_with_params()
+        except EmptyResultSet:  # no readable cube: nothing to score
+            return []
         vectors = min(2, len(sectors)) * nearest
         ctes = (f"WITH nearest AS MATERIALIZED (SELECT e.memory_id, e.embedding <=> %s::vector AS distance "
                 f"FROM {EMBEDDINGS} e WHERE e.memory_id IN ({scope_sql}) AND e.sector = ANY(%s) "
@@ -345,8 +348,10 @@ def _score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, ne
         f"GREATEST(0, 1 - EXTRACT(EPOCH FROM (%s - m.created_at))::float8 / %s), "
         f"COALESCE((SELECT avg(l.weight) FROM {LINKS} l WHERE l.source_id = m.id OR l.target_id = m.id), 0), "
         f"{lexical.sql}, "
+        # GROUP BY: a bare min() of a distance the HNSW index orders by may be planned as an index scan
+        # of the whole table, filtered by memory_id afterwards, which finds nothing.
         f"1 - COALESCE((SELECT min(e.embedding <=> %s::vector) FROM {EMBEDDINGS} e "
-        f"WHERE e.memory_id = m.id AND e.sector = ANY(%s)), 1), {counts} "
+        f"WHERE e.memory_id = m.id AND e.sector = ANY(%s) GROUP BY e.memory_id), 1), {counts} "
         f"FROM {MEMORIES} m WHERE m.id IN ({pool_sql})"
     )
     params += [now, YEAR_SECONDS, *lexical.params, query_vector, list(sectors), list(pool_ids)]
@@ -424,6 +429,7 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
                     reinforce: bool = True) -> RetrieveResult:
     filters = filters or MemoryFilters()
     limit, offset, text = clean_limit(limit), clean_offset(offset), clean_query(text)
+    embedding = _start_embedding(text) if text else None  # meanwhile: the scope, the lexical statement
     cube_ids = memory_scope_cube_ids(actor=actor, filters=filters)
     base = memory_filtered(actor=actor, filters=filters, cube_ids=cube_ids)
     if not text:
@@ -432,7 +438,6 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
         total = base.count()
         items = _without_query(base, limit=limit, offset=offset)
     else:
-        embedding = _start_embedding(text)
         model = _lexical_model(base, any_words(text), _pool_size(limit=limit, offset=offset), cube_ids=cube_ids,
                                count_matches=False, count_scope=filters.narrows_cubes)
         total = model.scope_size
@@ -447,6 +452,7 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
                   reinforce: bool = True) -> SearchResult:
     filters = filters or MemoryFilters()
     limit, offset, text = clean_limit(limit), clean_offset(offset), clean_query(text)
+    embedding = _start_embedding(text) if text else None  # meanwhile: the scope, the lexical statement
     cube_ids = memory_scope_cube_ids(actor=actor, filters=filters)
     base = memory_filtered(actor=actor, filters=filters, cube_ids=cube_ids)
     if set(filters.sectors) != set(SECTORS):
@@ -463,7 +469,6 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
             raise InvalidInput("The query has nothing to search for: add a word that is not NOT-ed.", field="text")
         if not parsed.boolean:
             parsed = any_words(text)
-        embedding = _start_embedding(text)
         pool = _pool_size(limit=limit, offset=offset)
         # Term weights come from the cubes in scope, before a boolean query narrows them to its matches.
         model = _lexical_model(base, parsed, pool, cube_ids=cube_ids, count_matches=True,
