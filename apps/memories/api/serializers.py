@@ -96,7 +96,11 @@ class ScoredMemorySerializer(MemorySerializer):
         read_only_fields = fields
 
     def to_representation(self, item):
-        data = MemorySerializer(context=self.context).to_representation(item.memory)
+        # One memory serializer for every item of the list: building its fields is most of its cost.
+        memory_serializer = self.__dict__.get("_memory_serializer")
+        if memory_serializer is None:
+            memory_serializer = self._memory_serializer = MemorySerializer(context=self.context)
+        data = memory_serializer.to_representation(item.memory)
         data.update({name: getattr(item, name) for name in self.score_fields})
         return data
 
