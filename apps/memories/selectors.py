@@ -1,8 +1,7 @@
 """Reads of memories. Every query starts from the cubes the actor may read."""
 from __future__ import annotations
 
-from django.db.models import Avg, Count, FloatField, OuterRef, Q, QuerySet, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Q, QuerySet
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound
@@ -63,15 +62,6 @@ def memory_filtered(*, actor: User, filters: MemoryFilters, cube_ids: list[str] 
     if filters.session_id:
         queryset = queryset.filter(session_id=filters.session_id)
     return queryset
-
-
-def link_weight_subquery() -> Coalesce:
-    """Mean weight of a memory's links, both directions; 0 for a memory with none."""
-    mean = (
-        MemoryLink.objects.filter(Q(source_id=OuterRef("pk")) | Q(target_id=OuterRef("pk")))
-        .values(group=Value(1)).annotate(mean=Avg("weight")).values("mean")
-    )
-    return Coalesce(Subquery(mean, output_field=FloatField()), Value(0.0))
 
 
 def parse_memory_id(memory_id) -> str:

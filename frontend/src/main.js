@@ -82,7 +82,7 @@ class GraphApp {
 
   // --- Loading -------------------------------------------------------------------------------
 
-  snapshotUrl() {
+  snapshotUrl(limit = this.filters.limit || DEFAULT_LIMIT) {
     const params = new URLSearchParams();
     const f = this.filters;
     if (f.cube) params.set("cube", f.cube);
@@ -91,7 +91,7 @@ class GraphApp {
     if (f.min_strength !== "" && f.min_strength !== undefined) params.set("min_strength", f.min_strength);
     if (f.date_from) params.set("date_from", /^\d{4}-\d{2}-\d{2}$/.test(f.date_from) ? `${f.date_from}T00:00:00Z` : f.date_from);
     if (f.date_to) params.set("date_to", /^\d{4}-\d{2}-\d{2}$/.test(f.date_to) ? `${f.date_to}T23:59:59.999999Z` : f.date_to);
-    params.set("limit", f.limit || DEFAULT_LIMIT);
+    params.set("limit", limit);
     return `${this.config.urls.snapshot}?${params}`;
   }
 
@@ -225,9 +225,8 @@ class GraphApp {
   recountSoon() {
     if (this.recountTimer) return;
     this.recountTimer = setTimeout(async () => {
-      const url = this.snapshotUrl().replace(/([?&])limit=\d+/, "$1limit=1");
       try {
-        const snapshot = await api(url);
+        const snapshot = await api(this.snapshotUrl(1));
         this.total = snapshot.total_nodes;
         this.updateCount();
       } catch {

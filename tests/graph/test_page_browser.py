@@ -3,6 +3,7 @@ on uvicorn (websockets included): it loads a seeded graph, shows a memory stored
 reload, opens a node's panel, curates (boost, delete, restore, link, unlink) and catches up after its
 socket drops. To refresh the screenshots in the docs:
 ENGRAM_SCREENSHOTS_DIR=docs/screenshots make test PYTEST_ARGS=tests/graph/test_page_browser.py"""
+import base64
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -303,8 +304,6 @@ GLIDE_FOREVER = """() => { const r = window.engramGraph.renderer; r.setFrameMode
 
 
 def canvas_png(page) -> str:
-    import base64
-
     return base64.b64encode(page.locator("#graph-canvas").screenshot()).decode()
 
 

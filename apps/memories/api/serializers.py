@@ -1,6 +1,7 @@
 """REST shapes of memories. Requests declare types and ranges (for clear 400s and the OpenAPI schema);
 the services own every other rule, so REST, MCP and the dashboard refuse the same things."""
 from django.conf import settings
+from django.utils.functional import cached_property
 from rest_framework import serializers
 
 from apps.core.api.serializers import (
@@ -95,12 +96,13 @@ class ScoredMemorySerializer(MemorySerializer):
         fields = [*MemorySerializer.Meta.fields, *SCORE_FIELDS]
         read_only_fields = fields
 
+    @cached_property
+    def memory_serializer(self):
+        """One for every item of the list: building its fields is most of a serializer's cost."""
+        return MemorySerializer(context=self.context)
+
     def to_representation(self, item):
-        # One memory serializer for every item of the list: building its fields is most of its cost.
-        memory_serializer = self.__dict__.get("_memory_serializer")
-        if memory_serializer is None:
-            memory_serializer = self._memory_serializer = MemorySerializer(context=self.context)
-        data = memory_serializer.to_representation(item.memory)
+        data = self.memory_serializer.to_representation(item.memory)
         data.update({name: getattr(item, name) for name in self.score_fields})
         return data
 

@@ -34,9 +34,8 @@ from datetime import datetime
 from django.contrib.postgres.search import SearchQuery
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import BooleanField, F, FloatField, Sum, Value
+from django.db.models import BooleanField, F, FloatField, Sum
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Greatest
 from django.utils import timezone
 from pgvector import Vector
 from pgvector.django import CosineDistance
@@ -46,7 +45,7 @@ from apps.core.exceptions import InvalidInput
 from apps.memories.embeddings import embed_query
 from apps.memories.models import SEARCH_CONFIG, SECTORS, CubeLexeme, Memory, MemoryEmbedding, MemoryLink
 from apps.memories.query import ParsedQuery, any_words, parse_search
-from apps.memories.selectors import link_weight_subquery, memory_filtered, memory_scope_cube_ids
+from apps.memories.selectors import memory_filtered, memory_scope_cube_ids
 from apps.memories.services.lifecycle import memory_reinforce
 from apps.memories.validation import MemoryFilters, clean_limit, clean_offset
 from apps.memories.vectors import filtered_vector_scan, nearest_exactly
@@ -113,9 +112,15 @@ def clean_query(text) -> str:
     return text.strip()
 
 
-def _recency(now):
-    return Greatest(Value(0.0), Value(1.0) - RawSQL("EXTRACT(EPOCH FROM (%s - created_at))", (now,)) / Value(YEAR_SECONDS),
-                    output_field=FloatField())
+def _recency_sql(table: str) -> str:
+    """recency = max(0, 1 - age / 365 days) of a row of `table` (an alias or quoted name); params: now, YEAR_SECONDS."""
+    return f"GREATEST(0, 1 - EXTRACT(EPOCH FROM (%s - {table}.created_at))::float8 / %s)"
+
+
+def _link_weight_sql(table: str) -> str:
+    """The mean weight of a memory's links, both directions; 0 for a memory with none."""
+    return (f"COALESCE((SELECT avg(l.weight) FROM {LINKS} l "
+            f"WHERE l.source_id = {table}.id OR l.target_id = {table}.id), 0)")
 
 
 def _tsquery(parsed: ParsedQuery) -> SearchQuery:
@@ -345,8 +350,7 @@ def _score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, ne
     lexical = model.score_sql()
     sql = (
         f"{ctes}SELECT m.id, m.created_at, m.salience, "
-        f"GREATEST(0, 1 - EXTRACT(EPOCH FROM (%s - m.created_at))::float8 / %s), "
-        f"COALESCE((SELECT avg(l.weight) FROM {LINKS} l WHERE l.source_id = m.id OR l.target_id = m.id), 0), "
+        f"{_recency_sql('m')}, {_link_weight_sql('m')}, "
         f"{lexical.sql}, "
         # GROUP BY: a bare min() of a distance the HNSW index orders by may be planned as an index scan
         # of the whole table, filtered by memory_id afterwards, which finds nothing.
@@ -415,9 +419,10 @@ def _pool_size(*, limit: int, offset: int) -> int:
 
 
 def _without_query(base, *, limit, offset) -> list[ScoredMemory]:
-    now = timezone.now()
+    table = f'"{MEMORIES}"'
     page = (
-        base.annotate(recency=_recency(now), link_weight=link_weight_subquery())
+        base.annotate(recency=RawSQL(_recency_sql(table), (timezone.now(), YEAR_SECONDS), output_field=FloatField()),
+                      link_weight=RawSQL(_link_weight_sql(table), (), output_field=FloatField()))
         .annotate(composite=0.4 * F("salience") + 0.3 * F("recency") + 0.3 * F("link_weight"))
         .order_by("-composite", "-created_at")[offset:offset + limit]
     )
