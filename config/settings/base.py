@@ -2,6 +2,7 @@
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_int, env_list, env_str
 
@@ -72,11 +73,30 @@ TEMPLATES = [
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        DATABASES["default"]["ENGINE"] = "apps.core.postgres_db"  # the same, with pool failures explained
 else:
     from apps.core.embedded_postgres import django_database
 
     DATABASES = {"default": django_database(VAR_DIR)}
 EMBEDDED_DATABASE = not DATABASE_URL
+# One pool of connections per process (psycopg_pool, through Django's "pool" option). Under ASGI every
+# request runs its view in a thread of its own, so a persistent connection (CONN_MAX_AGE) was never
+# reused: each REST request opened a new PostgreSQL backend, paid for the connection and again for the
+# new backend's empty catalog caches on every statement (~20 ms of a search, docs/benchmarks.md), and
+# left the connection to its thread until it died. Pooled connections go back to the pool when a
+# request ends (CONN_MAX_AGE must be 0). ENGRAM_DB_POOL_SIZE=0 turns the pool off.
+DATABASE_POOL_SIZE = env_int("ENGRAM_DB_POOL_SIZE", 10)
+if DATABASE_POOL_SIZE < 0:
+    raise ImproperlyConfigured(f"ENGRAM_DB_POOL_SIZE={DATABASE_POOL_SIZE} must be 0 (no pool) or more.")
+if DATABASE_POOL_SIZE:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(2, DATABASE_POOL_SIZE),
+        "max_size": DATABASE_POOL_SIZE,
+        # A request that waits this long for a connection fails with "database busy" (503) instead.
+        "timeout": env_int("ENGRAM_DB_POOL_TIMEOUT", 10),
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
@@ -164,6 +184,8 @@ ENGRAM_EMBEDDING_THREADS = env_int("ENGRAM_EMBEDDING_THREADS", 1)
 # 1.7x faster on CPU, LoCoMo recall within 0.002 (docs/benchmarks.md). Stored memories always use the
 # full-precision model.
 ENGRAM_QUERY_EMBEDDING_INT8 = env_bool("ENGRAM_QUERY_EMBEDDING_INT8", True)
+# ...and run it as a TorchScript graph (2x faster for one query; checked against encode() when loaded).
+ENGRAM_QUERY_EMBEDDING_TRACED = env_bool("ENGRAM_QUERY_EMBEDDING_TRACED", True)
 # Largest memory content accepted, in characters (documented in the README and the API schema).
 ENGRAM_MAX_CONTENT_CHARS = env_int("ENGRAM_MAX_CONTENT_CHARS", 20000)
 

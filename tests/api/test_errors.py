@@ -55,3 +55,23 @@ def test_a_post_without_the_trailing_slash_is_not_redirected_and_stores_nothing(
 @pytest.mark.django_db
 def test_pages_still_get_the_slash_redirect(client):
     assert client.get("/admin").status_code == 301
+
+
+def test_a_database_that_does_not_answer_is_a_503_with_retry_after(anonymous, make_token, user, monkeypatch):
+    """What a caller sees when every pooled connection stays busy past the pool's timeout (psycopg_pool's
+    PoolTimeout, an OperationalError) or the database is restarting: retry later, not a 500."""
+    from django.db import OperationalError
+
+    from apps.accounts import authentication
+
+    raw = make_token(user)
+    anonymous.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+
+    def busy(**kwargs):
+        raise OperationalError("couldn't get a connection after 10.00 sec")
+
+    monkeypatch.setattr(authentication, "token_authenticate", busy)
+    response = anonymous.post("/api/v1/memories/retrieve/", {"text": "coffee"}, format="json")
+    error = assert_error(response, 503, code="database_unavailable")
+    assert "Retry in 5 seconds" in error["message"]
+    assert response["Retry-After"] == "5"

@@ -1,5 +1,8 @@
 """One error envelope for the REST API: {"error": {"code", "message", "details"}}."""
+import logging
+
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import OperationalError
 from django.http import Http404, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views import defaults
@@ -8,6 +11,8 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied, RateLimited, Unavailable
+
+logger = logging.getLogger(__name__)
 
 DOMAIN_STATUS = {
     NotFound: status.HTTP_404_NOT_FOUND,
@@ -19,6 +24,7 @@ DOMAIN_STATUS = {
 
 
 API_PATH_PREFIX = "/api/"
+DATABASE_RETRY_SECONDS = 5
 # Headers DRF sets on an error response that clients rely on (how to authenticate, when to retry).
 KEPT_HEADERS = ("WWW-Authenticate", "Retry-After")
 
@@ -45,6 +51,15 @@ def exception_handler(exc, context):
     if isinstance(exc, DomainError):
         http_status = next((s for cls, s in DOMAIN_STATUS.items() if isinstance(exc, cls)), 409)
         return error_response(exc.code, exc.message, exc.extra, http_status=http_status)
+    if isinstance(exc, OperationalError):
+        # The database is down, restarting, or every pooled connection stayed busy past the pool's timeout:
+        # not the caller's fault, and worth retrying (a deadlock or serialization failure is too).
+        logger.error("REST call failed on the database: %s", exc, exc_info=exc)
+        return error_response(
+            "database_unavailable",
+            f"The database did not answer in time (busy or restarting). Retry in {DATABASE_RETRY_SECONDS} seconds.",
+            http_status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": str(DATABASE_RETRY_SECONDS)},
+        )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
