@@ -1,7 +1,8 @@
 """REST shapes of memories. Requests declare types and ranges (for clear 400s and the OpenAPI schema);
 the services own every other rule, so REST, MCP and the dashboard refuse the same things."""
+import functools
+
 from django.conf import settings
-from django.utils.functional import cached_property
 from rest_framework import serializers
 
 from apps.core.api.serializers import (
@@ -53,6 +54,14 @@ class MemorySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+@functools.cache
+def shared_memory_serializer() -> MemorySerializer:
+    """One MemorySerializer for every hit of every response: building a ModelSerializer's fields (model
+    introspection, 21 fields) is most of its cost, and this one reads nothing from a request's context,
+    so its bound fields can serve every thread."""
+    return MemorySerializer()
+
+
 class MemoryListItemSerializer(MemorySerializer):
     link_count = serializers.IntegerField(help_text="Links of the memory, both directions.")
 
@@ -96,10 +105,9 @@ class ScoredMemorySerializer(MemorySerializer):
         fields = [*MemorySerializer.Meta.fields, *SCORE_FIELDS]
         read_only_fields = fields
 
-    @cached_property
+    @property
     def memory_serializer(self):
-        """One for every item of the list: building its fields is most of a serializer's cost."""
-        return MemorySerializer(context=self.context)
+        return shared_memory_serializer()
 
     def to_representation(self, item):
         data = self.memory_serializer.to_representation(item.memory)
