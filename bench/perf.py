@@ -22,6 +22,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -80,17 +81,18 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def rest_latency(database: str, user, texts: list[str], boolean: list[str]) -> dict:
+@contextmanager
+def rest_server(database: str, token: str, *, repo: Path = REPO):
+    """An httpx client of a real uvicorn server of `repo` (this checkout, or a worktree of an earlier commit)
+    on 127.0.0.1 with the benchmark settings, authenticated with `token`; the server stops on exit."""
     import httpx
 
-    from apps.accounts.services import token_create
-
-    token = token_create(actor=user, name="bench", scopes=["read", "write"]).raw
     port = free_port()
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.bench", "ENGRAM_BENCH_DB": database}
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.bench", "ENGRAM_BENCH_DB": database,
+           "ENGRAM_VAR_DIR": os.environ.get("ENGRAM_VAR_DIR", str(REPO / "var"))}  # one embedded server for both
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-         "--lifespan", "on", "--log-level", "warning"], cwd=REPO, env=env,
+         "--lifespan", "on", "--log-level", "warning"], cwd=repo, env=env,
     )
     try:
         client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60,
@@ -104,24 +106,34 @@ def rest_latency(database: str, user, texts: list[str], boolean: list[str]) -> d
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("The uvicorn server did not start.") from None
                 time.sleep(0.5)
-
-        def post(path: str):
-            def call(text: str):
-                response = client.post(path, json={"text": text, "limit": 10})
-                response.raise_for_status()
-            return call
-
-        for text in texts[:5]:
-            post("/api/v1/memories/retrieve/")(text)
-            post("/api/v1/memories/search/")(text)
-        return {
-            "REST retrieve": percentiles(timed(post("/api/v1/memories/retrieve/"), texts)),
-            "REST search (plain words, hybrid)": percentiles(timed(post("/api/v1/memories/search/"), texts)),
-            "REST search (boolean, full-text)": percentiles(timed(post("/api/v1/memories/search/"), boolean)),
-        }
+        yield client
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def rest_call(client, path: str):
+    """A function that POSTs one query text to `path` (limit 10) and fails on an error answer."""
+    def call(text: str):
+        client.post(path, json={"text": text, "limit": 10}).raise_for_status()
+    return call
+
+
+def rest_latency(database: str, user, texts: list[str], boolean: list[str]) -> dict:
+    from apps.accounts.services import token_create
+
+    token = token_create(actor=user, name="bench", scopes=["read", "write"]).raw
+    with rest_server(database, token) as client:
+        retrieve = rest_call(client, "/api/v1/memories/retrieve/")
+        search = rest_call(client, "/api/v1/memories/search/")
+        for text in texts[:5]:
+            retrieve(text)
+            search(text)
+        return {
+            "REST retrieve": percentiles(timed(retrieve, texts)),
+            "REST search (plain words, hybrid)": percentiles(timed(search, texts)),
+            "REST search (boolean, full-text)": percentiles(timed(search, boolean)),
+        }
 
 
 def store_throughput(*, singles: int, batches: int, batch_size: int) -> dict:
