@@ -1,6 +1,12 @@
 """Connections come from a pool (config/settings/base.py); when the pool cannot hand one out in time, the
 error says why: the database's own refusal, or that every connection stayed busy."""
+import json
+import os
+import subprocess
+import sys
+
 import pytest
+from django.conf import settings
 from django.db import OperationalError, connections
 from django.db.utils import load_backend
 
@@ -44,3 +50,28 @@ def test_a_pool_whose_connections_stay_busy_times_out():
     finally:
         holder.close_pool()
         del connections["pool-busy"]
+
+
+def settings_with(**environment) -> subprocess.CompletedProcess:
+    """Load the local settings in a fresh interpreter with `environment` and print the database entry."""
+    code = ("import json, config.settings.local as s; d = s.DATABASES['default']; "
+            "print(json.dumps({'pool': d.get('OPTIONS', {}).get('pool'), 'age': d['CONN_MAX_AGE']}))")
+    return subprocess.run([sys.executable, "-c", code], cwd=settings.BASE_DIR, capture_output=True, text=True,
+                          env={**os.environ, **environment}, timeout=120)
+
+
+@pytest.mark.parametrize(("size", "pool", "age"), [
+    ("4", {"min_size": 2, "max_size": 4, "timeout": 3}, 0),
+    ("1", {"min_size": 1, "max_size": 1, "timeout": 3}, 0),
+    ("0", None, 60),  # no pool: each thread keeps its connection for a minute, as before pools
+])
+def test_the_pool_size_comes_from_the_environment(size, pool, age):
+    loaded = settings_with(ENGRAM_DB_POOL_SIZE=size, ENGRAM_DB_POOL_TIMEOUT="3")
+    assert loaded.returncode == 0, loaded.stderr
+    assert json.loads(loaded.stdout.strip().splitlines()[-1]) == {"pool": pool, "age": age}
+
+
+def test_a_negative_pool_size_is_refused_by_name():
+    loaded = settings_with(ENGRAM_DB_POOL_SIZE="-1")
+    assert loaded.returncode != 0
+    assert "ENGRAM_DB_POOL_SIZE=-1 must be 0 (no pool) or more." in loaded.stderr
