@@ -83,7 +83,7 @@ EMBEDDED_DATABASE = not DATABASE_URL
 # One pool of connections per process (psycopg_pool, through Django's "pool" option). Under ASGI every
 # request runs its view in a thread of its own, so a persistent connection (CONN_MAX_AGE) was never
 # reused: each REST request opened a new PostgreSQL backend, paid for the connection and again for the
-# new backend's empty catalog caches on every statement (~20 ms of a search, docs/benchmarks.md), and
+# new backend's empty catalog caches on every statement (20-30 ms of a REST search, docs/benchmarks.md), and
 # left the connection to its thread until it died. Pooled connections go back to the pool when a
 # request ends (CONN_MAX_AGE must be 0). ENGRAM_DB_POOL_SIZE=0 turns the pool off.
 DATABASE_POOL_SIZE = env_int("ENGRAM_DB_POOL_SIZE", 10)
