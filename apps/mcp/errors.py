@@ -10,9 +10,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field as dataclass_field
 
+from django.db import OperationalError
 from pydantic import ValidationError
 
-from apps.core.exceptions import DomainError
+from apps.core.exceptions import DomainError, database_unavailable
 
 MISSING_PARAMETER = "Missing required parameter"
 UNKNOWN_PARAMETER = "Unknown parameter"
@@ -34,6 +35,8 @@ class ToolFailure:
 def tool_failure(exc: Exception, *, naming: str = "camelCase") -> ToolFailure:
     """``naming`` is how the tool's argument names are spelt on the wire (camelCase or snake_case), for the
     suggestion about an unknown argument."""
+    if isinstance(exc, OperationalError):  # logged by the caller, like any error that is not a DomainError
+        exc = database_unavailable()
     if isinstance(exc, DomainError):
         extra = {key: value for key, value in exc.extra.items() if key not in ("field", "suggestion")}
         return ToolFailure(message=exc.message, code=exc.code, field=exc.extra.get("field"),

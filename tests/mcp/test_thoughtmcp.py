@@ -252,3 +252,21 @@ async def test_write_only_token_cannot_read(make_token, user, alice_memory):
     async with in_process(token) as client:
         failure = failure_of(await client.call_tool("search_memories", {"userId": "alice", "text": "dark"}))
     assert "lacks the read scope" in failure["error"]
+
+
+async def test_a_database_that_does_not_answer_is_a_retryable_failure(alice_token, monkeypatch):
+    """What REST answers with a 503 (every pooled connection busy, the database restarting), a tool answers
+    in its envelope: say so and when to retry, never the internals."""
+    from django.db import OperationalError
+
+    from apps.memories import mcp_tools
+
+    def busy(**kwargs):
+        raise OperationalError("couldn't get a connection after 10.00 sec")
+
+    monkeypatch.setattr(mcp_tools, "memory_retrieve", busy)
+    async with in_process(alice_token) as client:
+        failure = failure_of(await client.call_tool("retrieve_memories", {"userId": "alice", "text": "coffee"}))
+    assert failure["error"].startswith("The database did not answer in time")
+    assert "Retry in 5 seconds" in failure["error"]
+    assert "couldn't get a connection" not in failure["error"] + failure["suggestion"]

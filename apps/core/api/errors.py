@@ -10,7 +10,10 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied, RateLimited, Unavailable
+from apps.core.exceptions import (
+    DATABASE_RETRY_SECONDS, DomainError, InvalidInput, NotFound, PermissionDenied, RateLimited, Unavailable,
+    database_unavailable,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -24,7 +27,6 @@ DOMAIN_STATUS = {
 
 
 API_PATH_PREFIX = "/api/"
-DATABASE_RETRY_SECONDS = 5
 # Headers DRF sets on an error response that clients rely on (how to authenticate, when to retry).
 KEPT_HEADERS = ("WWW-Authenticate", "Retry-After")
 
@@ -52,14 +54,11 @@ def exception_handler(exc, context):
         http_status = next((s for cls, s in DOMAIN_STATUS.items() if isinstance(exc, cls)), 409)
         return error_response(exc.code, exc.message, exc.extra, http_status=http_status)
     if isinstance(exc, OperationalError):
-        # The database is down, restarting, or every pooled connection stayed busy past the pool's timeout:
-        # not the caller's fault, and worth retrying (a deadlock or serialization failure is too).
         logger.error("REST call failed on the database: %s", exc, exc_info=exc)
-        return error_response(
-            "database_unavailable",
-            f"The database did not answer in time (busy or restarting). Retry in {DATABASE_RETRY_SECONDS} seconds.",
-            http_status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": str(DATABASE_RETRY_SECONDS)},
-        )
+        unavailable = database_unavailable()
+        return error_response(unavailable.code, unavailable.message, unavailable.extra,
+                              http_status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                              headers={"Retry-After": str(DATABASE_RETRY_SECONDS)})
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
