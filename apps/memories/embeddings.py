@@ -123,12 +123,10 @@ def get_query_encoder():
     global _query_encoder
     if _query_encoder is None:
         model = get_query_model()
-        encoder = None
-        if settings.ENGRAM_QUERY_EMBEDDING_TRACED:
-            encoder = _traced_encoder(model)
-        with _lock:
+        with _lock:  # traced once, however many requests ask first
             if _query_encoder is None:
-                _query_encoder = encoder or (lambda text: _encode(model, [text])[0])
+                traced = _traced_encoder(model) if settings.ENGRAM_QUERY_EMBEDDING_TRACED else None
+                _query_encoder = traced or (lambda text: _encode(model, [text])[0])
     return _query_encoder
 
 

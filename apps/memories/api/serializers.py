@@ -105,12 +105,8 @@ class ScoredMemorySerializer(MemorySerializer):
         fields = [*MemorySerializer.Meta.fields, *SCORE_FIELDS]
         read_only_fields = fields
 
-    @property
-    def memory_serializer(self):
-        return shared_memory_serializer()
-
     def to_representation(self, item):
-        data = self.memory_serializer.to_representation(item.memory)
+        data = shared_memory_serializer().to_representation(item.memory)
         data.update({name: getattr(item, name) for name in self.score_fields})
         return data
 
