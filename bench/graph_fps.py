@@ -24,16 +24,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import REPO, bench_user, load_average, machine, percentiles, setup_django, write_json  # noqa: E402
+from bench.common import bench_user, load_average, machine, percentiles, setup_django, write_json  # noqa: E402
 
 GRAPH_USER = "bench-graph"
 PASSWORD = "bench-graph-password-not-secret"
@@ -88,28 +86,6 @@ def seed_graph(user, *, nodes: int, edges: int, seed: int = 7):
         )
     print(f"seeded {nodes} memories and {len(pairs)} links in {time.perf_counter() - started:.1f} s")
     return cube, nodes, len(pairs)
-
-
-def start_server(database: str, port: int) -> subprocess.Popen:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.bench", "ENGRAM_BENCH_DB": database}
-    return subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-         "--lifespan", "on", "--log-level", "warning"], cwd=REPO, env=env,
-    )
-
-
-def wait_for_server(client, server) -> None:
-    import httpx
-
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            client.get("/healthz")
-            return
-        except httpx.TransportError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise SystemExit("The uvicorn server did not start.") from None
-            time.sleep(0.5)
 
 
 # Milliseconds from `since` to the end of the next redraw, the rasteriser waited for (readPixels).
@@ -197,13 +173,12 @@ def main() -> None:
     args = parser.parse_args()
 
     setup_django(args.db)
-    import httpx
     from django.core.management import call_command
     from playwright.sync_api import sync_playwright
 
     from apps.accounts.services import token_create
     from apps.memories.models import Memory
-    from bench.perf import free_port
+    from bench.perf import rest_server
 
     user = bench_user(GRAPH_USER)
     user.set_password(PASSWORD)
@@ -213,13 +188,9 @@ def main() -> None:
     total = Memory.objects.filter(cube=cube, deleted_at__isnull=True).count()
     call_command("collectstatic", interactive=False, verbosity=0)
     token = token_create(actor=user, name="bench-graph", scopes=["read", "write"]).raw
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = start_server(args.db, port)
     figures = {"machine": machine(), "nodes": nodes, "edges": edges}
-    try:
-        client = httpx.Client(base_url=base, timeout=120, headers={"Authorization": f"Bearer {token}"})
-        wait_for_server(client, server)
+    with rest_server(args.db, token, timeout=120) as client:
+        base = str(client.base_url).rstrip("/")
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -270,9 +241,6 @@ def main() -> None:
             figures["store_to_page_ms"] = percentiles(latencies)
             figures["after_response_ms"] = percentiles(posts)
             browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     figures["load_average_after"] = load_average()
     print(json.dumps(figures, indent=2))
     write_json(args.json, figures)

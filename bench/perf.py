@@ -82,7 +82,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def rest_server(database: str, token: str, *, repo: Path = REPO):
+def rest_server(database: str, token: str, *, repo: Path = REPO, timeout: float = 60):
     """An httpx client of a real uvicorn server of `repo` (this checkout, or a worktree of an earlier commit)
     on 127.0.0.1 with the benchmark settings, authenticated with `token`; the server stops on exit."""
     import httpx
@@ -95,12 +95,12 @@ def rest_server(database: str, token: str, *, repo: Path = REPO):
          "--lifespan", "on", "--log-level", "warning"], cwd=repo, env=env,
     )
     try:
-        client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60,
+        client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=timeout,
                               headers={"Authorization": f"Bearer {token}"})
         deadline = time.monotonic() + 120
         while True:
             try:
-                client.get("/api/v1/")
+                client.get("/healthz")
                 break
             except httpx.TransportError:
                 if time.monotonic() > deadline or server.poll() is not None:
