@@ -123,6 +123,13 @@ def settle(page) -> None:
     page.wait_for_timeout(100)
 
 
+def open_settled(page, live_url) -> None:
+    """Log in to the graph page, wait for the four seeded memories and stop their layout."""
+    log_in(page, live_url)
+    wait_for_nodes(page, 4)
+    settle(page)
+
+
 def assert_no_sideways_scroll(page) -> None:
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 0, f"the graph page scrolls sideways by {overflow}px at {page.viewport_size['width']}px"
@@ -166,9 +173,7 @@ def test_the_page_shows_the_graph_and_a_memory_stored_through_rest_appears_live(
 def test_clicking_a_node_opens_the_panel_and_curation_goes_through_the_services(
         live_url, user, seeded, shots, browser_page):
     page, errors = browser_page
-    log_in(page, live_url)
-    wait_for_nodes(page, 4)
-    settle(page)
+    open_settled(page, live_url)
     first, second = seeded[0], seeded[2]
     click_node(page, str(first.pk))
     panel = page.get_by_role("complementary", name="Selected memory")
@@ -300,7 +305,10 @@ PIXELS_DIFFER = """async ([a, b]) => {
   return differ / (x.length / 4);
 }"""
 
-GLIDE_FOREVER = """() => { const r = window.engramGraph.renderer; r.setFrameMode('glide'); r.settleMs = 1e9; }"""
+def glide_until_told(page) -> None:
+    """Glide on every camera change and never redraw by itself; the frame owed so far is drawn first."""
+    page.evaluate("() => { const r = window.engramGraph.renderer; r.setFrameMode('glide'); r.settleMs = 1e9; }")
+    page.evaluate("window.engramGraph.renderer.flush()")
 
 
 def canvas_png(page) -> str:
@@ -314,14 +322,11 @@ def drawn_layers_transform(page) -> list:
 
 def test_a_slow_renderer_pans_by_moving_the_drawn_frame_then_redraws(live_url, user, seeded, browser_page):
     page, errors = browser_page
-    log_in(page, live_url)
-    wait_for_nodes(page, 4)
-    settle(page)
+    open_settled(page, live_url)
     # The page measured what a frame costs and chose its mode from that.
     measured = page.evaluate("[window.engramGraph.frameCost, document.getElementById('graph-canvas').dataset.frames]")
     assert measured[0] > 0 and measured[1] == ("glide" if measured[0] > 40 else "redraw")
-    page.evaluate(GLIDE_FOREVER)
-    page.evaluate("window.engramGraph.renderer.flush()")
+    glide_until_told(page)
     page.wait_for_timeout(100)
     before = canvas_png(page)
 
@@ -358,11 +363,8 @@ def test_a_slow_renderer_pans_by_moving_the_drawn_frame_then_redraws(live_url, u
 
 def test_a_gliding_zoom_puts_every_node_where_the_camera_would_draw_it(live_url, user, seeded, browser_page):
     page, errors = browser_page
-    log_in(page, live_url)
-    wait_for_nodes(page, 4)
-    settle(page)
-    page.evaluate(GLIDE_FOREVER)
-    page.evaluate("window.engramGraph.renderer.flush()")
+    open_settled(page, live_url)
+    glide_until_told(page)
     misplaced = page.evaluate("""() => {
         const r = window.engramGraph.renderer;
         const drawn = {};
@@ -384,11 +386,8 @@ def test_a_gliding_zoom_puts_every_node_where_the_camera_would_draw_it(live_url,
 
 def test_a_click_right_after_a_gliding_pan_picks_the_node_under_the_pointer(live_url, user, seeded, browser_page):
     page, errors = browser_page
-    log_in(page, live_url)
-    wait_for_nodes(page, 4)
-    settle(page)
-    page.evaluate(GLIDE_FOREVER)
-    page.evaluate("window.engramGraph.renderer.flush()")
+    open_settled(page, live_url)
+    glide_until_told(page)
     target = str(seeded[1].pk)
     # Centre the camera on the node (it was drawn elsewhere), then click it there before any redraw:
     # the press draws the owed frame first, so sigma's picking sees the current camera.
