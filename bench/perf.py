@@ -45,7 +45,8 @@ def boolean_queries(texts: list[str]) -> list[str]:
 
     made = []
     for index, text in enumerate(texts):
-        words = sorted({w.lower() for w in WORD.findall(text) if w.lower() not in STOPWORDS}, key=len, reverse=True)
+        # Longest first, ties alphabetical: a set's order changes with each process's hash seed.
+        words = sorted({w.lower() for w in WORD.findall(text) if w.lower() not in STOPWORDS}, key=lambda w: (-len(w), w))
         if len(words) >= 2:
             made.append(f"{words[0]} OR {words[1]}" if index % 2 == 0 else f"{words[0]} -{words[1]}")
     return made

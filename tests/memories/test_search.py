@@ -118,3 +118,21 @@ def test_a_boolean_search_with_more_matches_than_the_pool_ranks_them_all(user):
     assert all(item.dense > 0 for item in items)
     scores = [item.score for item in items]
     assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize(("query", "meaning"), [
+    ("inspired -joanna", "inspired"),
+    ("painting NOT joanna", "painting"),
+    ('"machine learning" OR python', "machine learning python"),
+    ("dark AND mode", "dark mode"),
+    ("What did Joanna paint last week?", "What did Joanna paint last week?"),  # plain words: the text itself
+])
+def test_a_search_ranks_by_the_meaning_of_its_positive_words(user, corpus, monkeypatch, query, meaning):
+    # A NOT-ed word embedded with the rest would pull the query vector toward what the query excludes.
+    from apps.memories.services import retrieval
+
+    embedded = []
+    real = retrieval.embed_query
+    monkeypatch.setattr(retrieval, "embed_query", lambda text: embedded.append(text) or real(text))
+    memory_search(actor=user, text=query)
+    assert embedded == [meaning]

@@ -456,7 +456,9 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
                   reinforce: bool = True) -> SearchResult:
     filters = filters or MemoryFilters()
     limit, offset, text = clean_limit(limit), clean_offset(offset), clean_query(text)
-    embedding = _start_embedding(text) if text else None  # meanwhile: the scope, the lexical statement
+    parsed = _parse_search(text) if text else None
+    # Meanwhile: the scope, the lexical statement.
+    embedding = _start_embedding(_meaning_of(text, parsed)) if text else None
     cube_ids = memory_scope_cube_ids(actor=actor, filters=filters)
     base = memory_filtered(actor=actor, filters=filters, cube_ids=cube_ids)
     if set(filters.sectors) != set(SECTORS):
@@ -466,13 +468,7 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
         total = base.count()
         items = _without_query(base, limit=limit, offset=offset)
         search_type = "metadata"
-        parsed = None
     else:
-        parsed = parse_search(text)
-        if parsed.boolean and not parsed.tsquery:
-            raise InvalidInput("The query has nothing to search for: add a word that is not NOT-ed.", field="text")
-        if not parsed.boolean:
-            parsed = any_words(text)
         pool = _pool_size(limit=limit, offset=offset)
         # Term weights come from the cubes in scope, before a boolean query narrows them to its matches.
         model = _lexical_model(base, parsed, pool, cube_ids=cube_ids, count_matches=True,
@@ -496,6 +492,22 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
     if reinforce:
         memory_reinforce(memory_ids=[item.memory.pk for item in items])
     return SearchResult(items=items, total_count=total, search_type=search_type, total_exact=total_exact)
+
+
+def _parse_search(text: str) -> ParsedQuery:
+    """A boolean query as written (operators, phrases, negation), or else the text's words, any of them."""
+    parsed = parse_search(text)
+    if parsed.boolean and not parsed.tsquery:
+        raise InvalidInput("The query has nothing to search for: add a word that is not NOT-ed.", field="text")
+    return parsed if parsed.boolean else any_words(text)
+
+
+def _meaning_of(text: str, parsed: ParsedQuery) -> str:
+    """The text whose embedding ranks a search. A boolean query's meaning is its positive words: embedded
+    whole, its NOT-ed words pulled the vector toward exactly what the query excludes (and "OR" is noise
+    to the model), so the nearest memories were the ones the filter then dropped, and the HNSW walk went
+    far to find matches (240 ms for "inspired -joanna" at 100k, docs/benchmarks.md)."""
+    return " ".join(parsed.terms) if parsed.boolean else text
 
 
 def _annotate_matches(items: list[ScoredMemory], parsed: ParsedQuery) -> None:
