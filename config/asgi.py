@@ -1,17 +1,25 @@
 """The ASGI application: MCP under /mcp, Django for every other HTTP request, the live graph's websocket.
 
-Served by uvicorn (`manage.py serve`, lifespan on). `/mcp` bypasses Django's middleware: the MCP
+Served by uvicorn (`manage.py serve`, lifespan on). Django's sync views run on a fixed pool of threads
+(ENGRAM_WEB_THREADS). `/mcp` bypasses Django's middleware: the MCP
 edge does its own bearer-token auth. Websockets (/ws/graph/) check the Origin against ALLOWED_HOSTS
 and see the session user; the consumer also takes bearer tokens.
 """
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # Sets Django up, so it comes before anything that imports models.
-django_application = get_asgi_application()
+django.setup(set_prefix=False)
+
+from django.conf import settings  # noqa: E402
+
+from apps.core.handlers import PooledASGIHandler  # noqa: E402
+
+# Django's views run on a fixed pool of threads, not a new thread per request (apps/core/handlers.py).
+django_application = PooledASGIHandler(threads=settings.ENGRAM_WEB_THREADS)
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

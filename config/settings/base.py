@@ -80,8 +80,8 @@ else:
 
     DATABASES = {"default": django_database(VAR_DIR)}
 EMBEDDED_DATABASE = not DATABASE_URL
-# One pool of connections per process (psycopg_pool, through Django's "pool" option). Under ASGI every
-# request runs its view in a thread of its own, so a persistent connection (CONN_MAX_AGE) was never
+# One pool of connections per process (psycopg_pool, through Django's "pool" option). Under Django's own
+# ASGI handler every request ran its view in a thread of its own, so a persistent connection (CONN_MAX_AGE) was never
 # reused: each REST request opened a new PostgreSQL backend, paid for the connection and again for the
 # new backend's empty catalog caches on every statement (20-30 ms of a REST search, docs/benchmarks.md), and
 # left the connection to its thread until it died. Pooled connections go back to the pool when a
@@ -97,6 +97,11 @@ if DATABASE_POOL_SIZE:
         # A request that waits this long for a connection fails with "database busy" (503) instead.
         "timeout": env_int("ENGRAM_DB_POOL_TIMEOUT", 10),
     }
+# Threads that run Django's (sync) views under ASGI, per process (apps/core/handlers.py): as many as the
+# pool has connections, so that a view seldom waits for one; more requests wait on the event loop.
+ENGRAM_WEB_THREADS = env_int("ENGRAM_WEB_THREADS", DATABASE_POOL_SIZE or 10)
+if ENGRAM_WEB_THREADS < 1:
+    raise ImproperlyConfigured(f"ENGRAM_WEB_THREADS={ENGRAM_WEB_THREADS} must be 1 or more.")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"

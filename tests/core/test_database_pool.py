@@ -55,20 +55,30 @@ def test_a_pool_whose_connections_stay_busy_times_out():
 def settings_with(**environment) -> subprocess.CompletedProcess:
     """Load the local settings in a fresh interpreter with `environment` and print the database entry."""
     code = ("import json, config.settings.local as s; d = s.DATABASES['default']; "
-            "print(json.dumps({'pool': d.get('OPTIONS', {}).get('pool'), 'age': d['CONN_MAX_AGE']}))")
+            "print(json.dumps({'pool': d.get('OPTIONS', {}).get('pool'), 'age': d['CONN_MAX_AGE'], "
+            "'threads': s.ENGRAM_WEB_THREADS}))")
     return subprocess.run([sys.executable, "-c", code], cwd=settings.BASE_DIR, capture_output=True, text=True,
                           env={**os.environ, **environment}, timeout=120)
 
 
-@pytest.mark.parametrize(("size", "pool", "age"), [
-    ("4", {"min_size": 2, "max_size": 4, "timeout": 3}, 0),
-    ("1", {"min_size": 1, "max_size": 1, "timeout": 3}, 0),
-    ("0", None, 60),  # no pool: each thread keeps its connection for a minute, as before pools
+@pytest.mark.parametrize(("size", "pool", "age", "threads"), [
+    ("4", {"min_size": 2, "max_size": 4, "timeout": 3}, 0, 4),  # as many view threads as connections
+    ("1", {"min_size": 1, "max_size": 1, "timeout": 3}, 0, 1),
+    ("0", None, 60, 10),  # no pool: each thread keeps its connection for a minute, as before pools
 ])
-def test_the_pool_size_comes_from_the_environment(size, pool, age):
+def test_the_pool_size_comes_from_the_environment(size, pool, age, threads):
     loaded = settings_with(ENGRAM_DB_POOL_SIZE=size, ENGRAM_DB_POOL_TIMEOUT="3")
     assert loaded.returncode == 0, loaded.stderr
-    assert json.loads(loaded.stdout.strip().splitlines()[-1]) == {"pool": pool, "age": age}
+    assert json.loads(loaded.stdout.strip().splitlines()[-1]) == {"pool": pool, "age": age, "threads": threads}
+
+
+def test_the_view_threads_come_from_the_environment():
+    loaded = settings_with(ENGRAM_DB_POOL_SIZE="4", ENGRAM_WEB_THREADS="6")
+    assert loaded.returncode == 0, loaded.stderr
+    assert json.loads(loaded.stdout.strip().splitlines()[-1])["threads"] == 6
+    refused = settings_with(ENGRAM_WEB_THREADS="0")
+    assert refused.returncode != 0
+    assert "ENGRAM_WEB_THREADS=0 must be 1 or more." in refused.stderr
 
 
 def test_a_negative_pool_size_is_refused_by_name():
