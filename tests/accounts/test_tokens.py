@@ -43,6 +43,16 @@ def test_a_live_token_authenticates_and_records_its_last_use(user):
     assert ApiToken.objects.get(pk=issued.token.pk).last_used_at >= first_use
 
 
+def test_a_token_authenticates_in_one_statement_with_its_user(user, django_assert_num_queries):
+    issued = token_create(actor=user, name="agent", scopes=["read", "write"])
+    token_authenticate(raw=issued.raw)  # records the first use
+    with django_assert_num_queries(1):
+        token = token_authenticate(raw=issued.raw)
+        assert token.pk == issued.token.pk and token.scopes == ["read", "write"] and token.name == "agent"
+        assert token.user == user and token.user.username == user.username and token.user.is_active
+    assert token_authenticate(raw=issued.raw + "x") is None and token_authenticate(raw="") is None
+
+
 def test_an_expired_token_is_refused(user):
     issued = token_create(actor=user, name="short", scopes=["read"], expires_at=timezone.now() + timedelta(hours=1))
     assert bearer(issued.raw).get("/api/v1/cubes/").status_code == 200
