@@ -217,3 +217,25 @@ def test_members_list_queries_do_not_grow_with_rows(api, user, team, django_asse
     with django_assert_max_num_queries(few):
         assert len(api.get("/api/v1/cubes/team/members/").json()["results"]) == 6
     assert few <= 4  # token + cube + COUNT + page
+
+
+def test_memory_count_follows_stores_deletes_restores_and_moves(api, user, team, store):
+    from apps.memories.services import memory_delete, memory_restore, memory_update
+
+    def counts():
+        return {cube["id"]: cube["memory_count"] for cube in api.get("/api/v1/cubes/").json()["results"]}
+
+    personal = cube_ensure_personal(actor=user).pk
+    assert counts() == {personal: 0, "team": 0}
+    kept, gone, moved = (store(user, text, cube_id="team") for text in ("Kept.", "Deleted.", "Moved."))
+    assert counts() == {personal: 0, "team": 3}
+    memory_delete(actor=user, memory_id=gone.pk)  # soft: not counted, until restored
+    assert counts()["team"] == 2
+    memory_restore(actor=user, memory_id=gone.pk)
+    assert counts()["team"] == 3
+    Memory.objects.filter(pk=moved.pk).update(cube_id=personal)
+    assert counts() == {personal: 1, "team": 2}
+    memory_delete(actor=user, memory_id=kept.pk, soft=False)
+    memory_update(actor=user, memory_id=gone.pk, content="Deleted, then restored and edited.")
+    assert counts() == {personal: 1, "team": 1}
+    assert api.get("/api/v1/cubes/team/").json()["memory_count"] == 1
