@@ -100,11 +100,20 @@ def test_isolation(user, other_user, corpus, store):
     assert ids(memory_search(actor=other_user, text="dark AND mode")) == {theirs.pk}
 
 
-def test_a_boolean_search_with_more_matches_than_the_pool_ranks_them_all(user):
-    # More matches than the candidate pool: their vectors are compared exactly, all of them, so every
-    # page is ranked by the full score and the pages together hold every match once.
-    from apps.memories.services import memory_store_many
+@pytest.mark.parametrize("through_hnsw", [False, True])
+def test_a_boolean_search_with_more_matches_than_the_pool_ranks_them_all(user, monkeypatch, through_hnsw):
+    # More matches than the candidate pool: their vectors are compared exactly, all of them (or, when
+    # they are many and a fair share of the table, found through HNSW), so every page is ranked by the
+    # full score and the pages together hold every match once.
+    from apps.memories.services import memory_store_many, retrieval
     from apps.memories.services.retrieval import MIN_POOL
+
+    if through_hnsw:
+        monkeypatch.setattr(retrieval, "HNSW_MIN_MATCHES", 0)
+        monkeypatch.setattr(retrieval, "HNSW_MIN_SHARE", 0.0)
+    chosen = []
+    real = retrieval._compare_exactly
+    monkeypatch.setattr(retrieval, "_compare_exactly", lambda matches: chosen.append(real(matches)) or chosen[-1])
 
     count = MIN_POOL + 21
     items = [{"content": f"Garden log {n}: checked the fence posts and the shed roof"} for n in range(count - 1)]
@@ -118,6 +127,36 @@ def test_a_boolean_search_with_more_matches_than_the_pool_ranks_them_all(user):
     assert all(item.dense > 0 for item in items)
     scores = [item.score for item in items]
     assert scores == sorted(scores, reverse=True)
+    assert chosen == [not through_hnsw] * 2
+
+
+@pytest.mark.parametrize(("matches", "table", "exactly"), [
+    (1000, 10_000, True),  # up to HNSW_MIN_MATCHES: always exact
+    (1001, 100_000, False),  # 1% of the table: HNSW
+    (2500, 100_000, False),
+    (2500, 1_000_000, True),  # one user's matches among many users' memories: the walk would go far
+    (1500, -1, True),  # a table PostgreSQL has not analyzed yet: the safe way
+])
+def test_when_a_boolean_search_compares_its_matches_exactly(monkeypatch, matches, table, exactly):
+    from apps.memories.services import retrieval
+
+    monkeypatch.setattr(retrieval, "_memories_in_table", lambda: table)
+    assert retrieval._compare_exactly(matches) is exactly
+
+
+def test_the_table_size_is_postgresqls_estimate_read_once_in_a_while(user, store, monkeypatch,
+                                                                      django_assert_num_queries):
+    from django.db import connection
+
+    from apps.memories.services import retrieval
+
+    store(user, "One memory so that the table has a row")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memories_memory")
+    monkeypatch.setattr(retrieval, "_table_size", [float("-inf"), -1])
+    with django_assert_num_queries(1):
+        assert retrieval._memories_in_table() >= 1
+        assert retrieval._memories_in_table() >= 1  # the second read comes from the process's copy
 
 
 @pytest.mark.parametrize(("query", "meaning"), [

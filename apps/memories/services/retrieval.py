@@ -27,6 +27,7 @@ import html
 import json
 import math
 import re
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -58,6 +59,14 @@ MAX_QUERY_CHARS = 2000
 # Search counts its matches exactly up to this many (above, PostgreSQL's planner estimates the count), and
 # a boolean search with at most this many matches compares their vectors exactly instead of through HNSW.
 EXACT_DENSE_MATCHES = 2500
+# Above this many matches, a boolean search walks HNSW instead when its matches are at least
+# HNSW_MIN_SHARE of all memories: embedded as its positive words, the query's nearest vectors are mostly
+# matches, and a walk through which one row in a hundred passes beat comparing 1,000-2,500 memories'
+# vectors exactly (20-55 ms at 100k, docs/benchmarks.md). Through a smaller share of a larger table (one
+# user's matches among many users' memories) the walk would go far: those stay exact.
+HNSW_MIN_MATCHES = 1000
+HNSW_MIN_SHARE = 0.01
+TABLE_SIZE_SECONDS = 300.0
 # The lexical pool is ranked among the matches of the query's rarest words, as many words as keep those
 # matches under this budget; however common the words, the ranking reads at most LEXICAL_SCAN_LIMIT rows.
 LEXICAL_SCAN_BUDGET = 2000
@@ -68,6 +77,7 @@ HIGHLIGHT_WORD = re.compile(r"([^\W_]+)", re.UNICODE)
 LEXEME_CACHE_WORDS = 200_000
 MEMORIES, EMBEDDINGS, LINKS = (model._meta.db_table for model in (Memory, MemoryEmbedding, MemoryLink))
 _lexeme_cache: dict[str, frozenset[str]] = {}
+_table_size: list = [float("-inf"), -1]  # [monotonic time read, memories in the table per PostgreSQL's statistics]
 # Query embeddings run here, beside the request's SQL; a few workers so that concurrent requests do not queue.
 _query_embedder = ThreadPoolExecutor(max_workers=4, thread_name_prefix="engram-query-embedding")
 
@@ -382,14 +392,15 @@ def _score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, ne
 def _hybrid(base, *, embedding: Future, model: LexicalModel, sectors, limit, offset,
             scope_is_matches: bool = False) -> list[PoolScore]:
     """The pool scored, best first. `scope_is_matches`: `base` holds only the lexical matches (a boolean
-    search). When the lexical statement returned all of them, their vectors are compared exactly: a
-    filtered HNSW scan through which few rows pass walks far (60-300 ms at 100k for a few hundred
-    matches, against ~3 ms per hundred memories compared exactly; docs/benchmarks.md)."""
+    search). When the lexical statement returned all of them, their vectors are compared exactly unless
+    they are many and a fair share of the table (`_compare_exactly`): a filtered HNSW scan through which
+    few rows pass walks far (60-300 ms at 100k for a few hundred matches, against ~1-2 ms per hundred
+    memories compared exactly; docs/benchmarks.md)."""
     pool = _pool_size(limit=limit, offset=offset)
     vector = embedding.result()
     now = timezone.now()
     lexical_ids = model.best_matches[:pool]
-    if scope_is_matches and model.all_matches is not None:
+    if scope_is_matches and model.all_matches is not None and _compare_exactly(len(model.all_matches)):
         matches = model.all_matches
         dense = ([memory_id for memory_id, _ in nearest_exactly(matches, vector, sectors, pool)]
                  if len(matches) > pool else matches)
@@ -403,6 +414,26 @@ def _hybrid(base, *, embedding: Future, model: LexicalModel, sectors, limit, off
             ranked = _score_pool(base, model=model, vector=vector, sectors=sectors, now=now,
                                  pool_ids=list(dict.fromkeys([*dense, *lexical_ids])))
     return ranked
+
+
+def _compare_exactly(matches: int) -> bool:
+    """Whether a boolean search's `matches` (at most EXACT_DENSE_MATCHES) compare their vectors exactly
+    rather than through HNSW (see HNSW_MIN_MATCHES)."""
+    if matches <= HNSW_MIN_MATCHES:
+        return True
+    table = _memories_in_table()
+    return table < 0 or matches < HNSW_MIN_SHARE * table  # a table never analyzed: the safe way
+
+
+def _memories_in_table() -> int:
+    """The memory table's rows as PostgreSQL's statistics estimate them (pg_class.reltuples, which ANALYZE
+    and autovacuum keep), read at most every TABLE_SIZE_SECONDS per process; -1 before the first ANALYZE."""
+    now = time.monotonic()
+    if now - _table_size[0] > TABLE_SIZE_SECONDS:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass", [MEMORIES])
+            _table_size[:] = [now, cursor.fetchone()[0]]
+    return _table_size[1]
 
 
 def _page(base, ranked: list[PoolScore], *, limit: int, offset: int) -> list[ScoredMemory]:
