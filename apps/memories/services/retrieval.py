@@ -57,7 +57,8 @@ MIN_POOL = 100
 SEARCH_MIN_SIMILARITY = 0.45
 MAX_QUERY_CHARS = 2000
 # Search counts its matches exactly up to this many (above, PostgreSQL's planner estimates the count), and
-# a boolean search with at most this many matches compares their vectors exactly instead of through HNSW.
+# a boolean search with at most this many matches may compare their vectors exactly instead of through HNSW
+# (up to HNSW_MIN_MATCHES it always does).
 EXACT_DENSE_MATCHES = 2500
 # Above this many matches, a boolean search walks HNSW instead when its matches are at least
 # HNSW_MIN_SHARE of all memories: embedded as its positive words, the query's nearest vectors are mostly
