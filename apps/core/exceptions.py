@@ -54,10 +54,11 @@ DATABASE_RETRY_SECONDS = 5
 def database_unavailable() -> Unavailable:
     """What every edge answers when the database does not (an OperationalError: down, restarting, every
     pooled connection busy past ENGRAM_DB_POOL_TIMEOUT, a deadlock): not the caller's fault, and worth
-    retrying. REST sends it as a 503 with Retry-After, MCP in the profile's error envelope."""
+    retrying. REST sends it as a 503 with Retry-After (from extra's retry_after, as for a rate limit), MCP in
+    the profile's error envelope."""
     return Unavailable(
         f"The database did not answer in time (busy or restarting). Retry in {DATABASE_RETRY_SECONDS} seconds.",
-        code="database_unavailable", extra={"retry_after_seconds": DATABASE_RETRY_SECONDS},
+        code="database_unavailable", extra={"retry_after": DATABASE_RETRY_SECONDS},
     )
 
 

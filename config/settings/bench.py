@@ -12,9 +12,5 @@ from .base import DATABASES
 SECRET_KEY = "engram-bench-only-not-secret"
 DEBUG = False
 DATABASES["default"]["NAME"] = env_str("ENGRAM_BENCH_DB", "engram_bench")
-# Under ASGI each request's thread would keep its own connection for a minute when the pool is off
-# (ENGRAM_DB_POOL_SIZE=0); on a PostgreSQL server shared with other work, that ran out of connections
-# (max_connections 100) during REST runs. With the pool (the default) it is 0 already.
-DATABASES["default"]["CONN_MAX_AGE"] = 0
 # Benchmarks call the same view hundreds of times as one user: the per-user limits would refuse them.
 ENGRAM_RATE_LIMIT_ENABLED = False

@@ -37,13 +37,18 @@ urlpatterns = [path("where/", where), path("echo/", echo), path("stream/", strea
 
 @pytest.fixture
 def client(settings):
+    """A handler of this module's views with `threads` threads, and an httpx client of it; the handlers'
+    threads stop after the test."""
     settings.ROOT_URLCONF = __name__
+    handlers = []
 
     async def make(threads=2):
         handler = PooledASGIHandler(threads=threads)  # after the URLconf is set: middleware loads here
+        handlers.append(handler)
         return handler, httpx.AsyncClient(transport=httpx.ASGITransport(app=handler), base_url="http://testserver")
-    return make
-
+    yield make
+    for handler in handlers:
+        handler.executor.shutdown()
 
 @pytest.fixture
 def signal_threads():
@@ -64,51 +69,46 @@ def signal_threads():
 
 
 async def test_views_run_on_the_pool_threads_which_every_request_reuses(client):
-    handler, http = await client(threads=2)
+    _, http = await client(threads=2)
     async with http:
         names = [(await http.get("/where/")).json()["thread"] for _ in range(6)]
         names += [answer.json()["thread"] for answer in await asyncio.gather(*[http.get("/where/") for _ in range(6)])]
     assert all(name.startswith(THREAD_NAME_PREFIX) for name in names), names
     assert len(set(names)) <= 2  # Django's own handler started a new thread for each of the 12
-    handler.executor.shutdown()
 
 
 async def test_a_request_starts_and_finishes_on_the_thread_that_ran_its_view(client, signal_threads):
     # request_finished gives the thread's database connection back to the pool: it must run there.
-    handler, http = await client()
+    _, http = await client()
     async with http:
         view_thread = (await http.get("/where/")).json()["thread"]
     assert signal_threads == {"started": [view_thread], "finished": [view_thread]}
-    handler.executor.shutdown()
 
 
 async def test_the_body_reaches_the_view(client):
-    handler, http = await client()
+    _, http = await client()
     async with http:
         answer = await http.post("/echo/", json={"text": "a body read on the event loop", "limit": 3})
     assert answer.status_code == 200
     assert answer.json() == {"body": {"text": "a body read on the event loop", "limit": 3}}
-    handler.executor.shutdown()
 
 
 @pytest.mark.filterwarnings("ignore:StreamingHttpResponse must consume synchronous iterators")
 async def test_a_streaming_response_is_sent_whole_and_then_closed(client, signal_threads):
-    handler, http = await client()
+    _, http = await client()
     async with http:
         answer = await http.get("/stream/")
     assert answer.status_code == 200 and answer.content == b"first,second"
     assert len(signal_threads["finished"]) == 1
-    handler.executor.shutdown()
 
 
 async def test_a_failing_view_is_a_500_answer_and_the_handler_goes_on(client):
-    handler, http = await client()
+    _, http = await client()
     async with http:
         failed = await http.get("/boom/")
         after = await http.get("/where/")
     assert failed.status_code == 500 and "a view that fails" not in failed.text  # DEBUG is off: no traceback
     assert after.status_code == 200
-    handler.executor.shutdown()
 
 
 async def test_the_application_serves_the_api_through_the_pool(user, make_token):

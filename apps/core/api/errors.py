@@ -11,8 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from apps.core.exceptions import (
-    DATABASE_RETRY_SECONDS, DomainError, InvalidInput, NotFound, PermissionDenied, RateLimited, Unavailable,
-    database_unavailable,
+    DomainError, InvalidInput, NotFound, PermissionDenied, RateLimited, Unavailable, database_unavailable,
 )
 
 logger = logging.getLogger(__name__)
@@ -50,15 +49,14 @@ def _first_message(detail) -> str:
 
 
 def exception_handler(exc, context):
-    if isinstance(exc, DomainError):
-        http_status = next((s for cls, s in DOMAIN_STATUS.items() if isinstance(exc, cls)), 409)
-        return error_response(exc.code, exc.message, exc.extra, http_status=http_status)
     if isinstance(exc, OperationalError):
         logger.error("REST call failed on the database: %s", exc, exc_info=exc)
-        unavailable = database_unavailable()
-        return error_response(unavailable.code, unavailable.message, unavailable.extra,
-                              http_status=status.HTTP_503_SERVICE_UNAVAILABLE,
-                              headers={"Retry-After": str(DATABASE_RETRY_SECONDS)})
+        exc = database_unavailable()
+    if isinstance(exc, DomainError):
+        http_status = next((s for cls, s in DOMAIN_STATUS.items() if isinstance(exc, cls)), 409)
+        retry_after = exc.extra.get("retry_after")  # a rate limit's, or the database's
+        headers = {"Retry-After": str(retry_after)} if retry_after else None
+        return error_response(exc.code, exc.message, exc.extra, http_status=http_status, headers=headers)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
