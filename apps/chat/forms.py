@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import forms
 
-from apps.chat.services import DEFAULT_TOP_K, TOP_K_RANGE
+from apps.core.limits import CHAT_TOP_K
 from apps.dashboard.forms import ServiceCheckedTextField
 
 
@@ -15,9 +15,8 @@ class ChatForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": "Ask something your memories may answer…"}),
     )
     top_k = forms.IntegerField(
-        label="Memories to use", required=False, initial=DEFAULT_TOP_K,
-        help_text=f"From {TOP_K_RANGE[0]} to {TOP_K_RANGE[1]}.",
-        widget=forms.NumberInput(attrs={"min": TOP_K_RANGE[0], "max": TOP_K_RANGE[1], "inputmode": "numeric"}),
+        label="Memories to use", required=False, initial=CHAT_TOP_K.default, help_text=f"{CHAT_TOP_K}.".capitalize(),
+        **CHAT_TOP_K.form(), widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
     cubes = forms.MultipleChoiceField(
         label="Cubes to search", required=False, widget=forms.CheckboxSelectMultiple,
@@ -31,5 +30,5 @@ class ChatForm(forms.Form):
 
     def service_arguments(self) -> dict:
         data = self.cleaned_data
-        return {"query": data["query"], "top_k": DEFAULT_TOP_K if data["top_k"] is None else data["top_k"],
+        return {"query": data["query"], "top_k": CHAT_TOP_K.default if data["top_k"] is None else data["top_k"],
                 "cube_ids": data["cubes"] or None}

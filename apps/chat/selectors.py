@@ -12,10 +12,9 @@ from django.db.models import Count, QuerySet
 
 from apps.accounts.models import User
 from apps.chat.models import ChatMessage, ChatSession
-from apps.core.exceptions import InvalidInput, NotFound
+from apps.core.exceptions import NotFound
+from apps.core.limits import HISTORY_LIMIT, OFFSET
 
-DEFAULT_HISTORY_LIMIT = 50
-MAX_HISTORY_LIMIT = 1000
 MAX_SESSION_ID_CHARS = ChatSession._meta.get_field("id").max_length
 
 
@@ -57,13 +56,13 @@ def chat_messages(*, session: ChatSession) -> QuerySet[ChatMessage]:
     return ChatMessage.objects.filter(session=session).order_by("created_at", "id")
 
 
-def chat_history(*, actor: User, session_id=None, limit=DEFAULT_HISTORY_LIMIT, offset=0) -> ChatHistory:
+def chat_history(*, actor: User, session_id=None, limit=HISTORY_LIMIT.default, offset=0) -> ChatHistory:
     """A page of a session's messages, oldest first, from ``offset`` (None: the last ``limit`` messages);
     without ``session_id``, of the actor's latest session. Three queries whatever the page: the session, the
     count, the page."""
-    limit = clean_whole_number(limit, field="limit", low=1, high=MAX_HISTORY_LIMIT)
+    limit = HISTORY_LIMIT.clean(limit, field="limit")
     if offset is not None:
-        offset = clean_whole_number(offset, field="offset", low=0)
+        offset = OFFSET.clean(offset, field="offset")
     if session_id is None:
         session = chat_session_latest(actor=actor)
         if session is None:
@@ -75,13 +74,3 @@ def chat_history(*, actor: User, session_id=None, limit=DEFAULT_HISTORY_LIMIT, o
     if offset is None:
         offset = max(0, total - limit)
     return ChatHistory(session=session, total=total, messages=list(messages[offset:offset + limit]), offset=offset)
-
-
-def clean_whole_number(value, *, field: str, low: int, high: int | None = None) -> int:
-    """A whole number within bounds (a JSON 3.0 is 3; true, "3" and 3.5 are refused), or InvalidInput."""
-    bounds = f"from {low} to {high}" if high is not None else f"{low} or more"
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
-        raise InvalidInput(f"{field} must be a whole number {bounds}.", field=field)
-    if value < low or (high is not None and value > high):
-        raise InvalidInput(f"{field} must be {bounds}, got {value}.", field=field)
-    return int(value)

@@ -23,18 +23,15 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.chat.llm import Completion, Generate, Message, Source, complete, estimate_tokens, excerpt
 from apps.chat.models import MAX_TITLE_CHARS, ChatMessage, ChatSession
-from apps.chat.selectors import chat_messages, chat_session_get, chat_session_latest, clean_whole_number
+from apps.chat.selectors import chat_messages, chat_session_get, chat_session_latest
 from apps.core.exceptions import InvalidInput, NotFound
+from apps.core.limits import CHAT_MAX_TOKENS, CHAT_TOP_K
 from apps.memories.models import Memory
 from apps.memories.services import memory_retrieve
 from apps.memories.services.retrieval import MAX_QUERY_CHARS
 from apps.memories.validation import MemoryFilters
 
 MAX_QUERY_LENGTH = 10000
-TOP_K_RANGE = (1, 10)
-MAX_TOKENS_RANGE = (50, 4000)
-DEFAULT_TOP_K = 3
-DEFAULT_MAX_TOKENS = 500
 HISTORY_MESSAGES = 20  # ten turns
 HISTORY_CHARS = 8000
 MEMORY_PROMPT_CHARS = 2000  # each memory's share of the prompt
@@ -61,14 +58,14 @@ class ChatReply:
     message: ChatMessage  # the stored assistant turn (its created_at is the reply's timestamp)
 
 
-def chat_send(*, actor: User, query, session_id=None, top_k=DEFAULT_TOP_K, cube_ids=None,
-              max_tokens=DEFAULT_MAX_TOKENS, generate: Generate | None = None,
+def chat_send(*, actor: User, query, session_id=None, top_k=CHAT_TOP_K.default, cube_ids=None,
+              max_tokens=CHAT_MAX_TOKENS.default, generate: Generate | None = None,
               client_key: str | None = None) -> ChatReply:
     """Answer ``query`` in a session: the one named, else (with ``client_key``, the MCP edge's
     apps.mcp.server.client_key()) that client's latest session, else a new one."""
     query = _clean_query(query)
-    top_k = clean_whole_number(top_k, field="top_k", low=TOP_K_RANGE[0], high=TOP_K_RANGE[1])
-    max_tokens = clean_whole_number(max_tokens, field="max_tokens", low=MAX_TOKENS_RANGE[0], high=MAX_TOKENS_RANGE[1])
+    top_k = CHAT_TOP_K.clean(top_k, field="top_k")
+    max_tokens = CHAT_MAX_TOKENS.clean(max_tokens, field="max_tokens")
     filters = MemoryFilters.build(cube_ids=cube_ids)
     if session_id is not None:
         session = chat_session_get(actor=actor, session_id=session_id)

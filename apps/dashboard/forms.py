@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from apps.accounts.models import ApiToken
 from apps.core.exceptions import DomainError
+from apps.core.limits import OFFSET
 from apps.memories.models import Sector
 
 # Beyond this a date overflows; nobody needs a token for longer than a century.
@@ -146,7 +147,7 @@ class SearchForm(forms.Form):
     category = ServiceCheckedTextField()
     limit = forms.TypedChoiceField(label="Per page", choices=SEARCH_PAGE_SIZES, coerce=int, required=False,
                                    empty_value=10)
-    offset = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    offset = forms.IntegerField(required=False, widget=forms.HiddenInput, **OFFSET.form())
 
     service_fields = {
         "text": "q",

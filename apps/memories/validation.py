@@ -12,10 +12,10 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from apps.core.exceptions import InvalidInput
+from apps.core.limits import OFFSET, PAGE_LIMIT
 from apps.cubes.validation import is_cube_id
 from apps.memories.models import SECTORS
 
-MAX_LIMIT = 100
 MAX_LIST_ITEMS = 50
 MAX_LABEL_CHARS = 100
 
@@ -116,24 +116,12 @@ def clean_datetime(value, *, field_name: str) -> datetime | None:
     return parsed
 
 
-def clean_limit(value, *, default: int = 10) -> int:
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
-        raise InvalidInput("limit must be a whole number from 1 to 100.", field="limit")
-    if not 1 <= value <= MAX_LIMIT:
-        raise InvalidInput(f"limit must be from 1 to {MAX_LIMIT}, got {value}.", field="limit")
-    return int(value)
+def clean_limit(value, *, default: int = PAGE_LIMIT.default) -> int:
+    return default if value is None else PAGE_LIMIT.clean(value, field="limit")
 
 
 def clean_offset(value) -> int:
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
-        raise InvalidInput("offset must be a whole number, 0 or more.", field="offset")
-    if value < 0:
-        raise InvalidInput(f"offset cannot be negative, got {value}.", field="offset")
-    return int(value)
+    return OFFSET.clean(value, field="offset")
 
 
 def clean_cube_ids(value, *, field_name: str = "cube_ids") -> tuple[str, ...]:

@@ -97,7 +97,13 @@ def test_bad_filters_show_an_error_on_their_field(alice, params, field, message)
 def test_negative_offset_is_reported_not_a_500(alice):
     response = search(alice, q="anything", offset="-5")
     assert response.status_code == 200
-    assert "Offset cannot be negative, got -5." in response.content.decode()
+    assert "Use a whole number from 0 to 10000." in response.content.decode()
+
+
+def test_an_offset_past_the_bound_is_reported_not_a_500(alice):
+    response = search(alice, q="anything", offset=str(2**63 - 1))
+    assert response.status_code == 200 and response.context["result"] is None
+    assert "Use a whole number from 0 to 10000." in response.content.decode()
 
 
 def test_date_filter_includes_the_whole_last_day(alice, user, store):

@@ -16,6 +16,7 @@ from apps.mcp.models import McpClientSession
 from apps.mcp.profiles import PROFILES
 from apps.mcp.server import build_server
 from apps.memories.models import Memory
+from tests.mcp.schema_bounds import assert_seed_schema
 from tests.mcp.memgos_support import assert_shape, seed_error_types, seed_tools
 from tests.mcp.mind_support import over_http_legacy
 from tests.mcp.support import envelope, free_port, in_process, over_http, sampling_client
@@ -76,7 +77,7 @@ async def test_tools_list_is_the_seed(alice_token):
     for tool in tools:
         schema = SEED[tool.name]["schema"]
         assert tool.description == schema["description"], tool.name
-        assert tool.input_schema == schema["inputSchema"], tool.name
+        assert_seed_schema(tool.input_schema, schema["inputSchema"], tool.name)
 
 
 async def test_seed_examples_end_to_end(user, alice_token):
@@ -398,7 +399,9 @@ async def test_over_http(live_url, alice_token, user):
         added = await call(client, "add_memory", ADD_EXAMPLE)
         found = await call(client, "search_memories", {"query": "self-attention mechanisms"})
         session = (await call(client, "session_info", {}))["session"]
-    assert tools == {name: tool["schema"]["inputSchema"] for name, tool in SEED.items()}
+    assert set(tools) == set(SEED)
+    for name, tool in SEED.items():
+        assert_seed_schema(tools[name], tool["schema"]["inputSchema"], name)
     assert found["results"]["text_mem"][0]["memories"][0]["id"] == added["memory_id"]
     assert session["api_mode"] is True and session["api_url"].startswith(live_url + "/mcp/memgos")
     assert session["tool_calls_count"] == 3 and session["active_cubes"] == ["ai-research"]

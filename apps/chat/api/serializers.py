@@ -3,11 +3,9 @@ rules (bounds, readable cubes, session ownership), so REST and MCP refuse the sa
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.chat.selectors import DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT
-from apps.chat.services import (
-    DEFAULT_MAX_TOKENS, DEFAULT_TOP_K, MAX_QUERY_LENGTH, MAX_TOKENS_RANGE, TOP_K_RANGE, context_used_records,
-)
+from apps.chat.services import MAX_QUERY_LENGTH, context_used_records
 from apps.core.api.serializers import JSONCharField, JSONIntegerField, StrictSerializer
+from apps.core.limits import CHAT_MAX_TOKENS, CHAT_TOP_K, HISTORY_LIMIT, OFFSET
 from apps.cubes.api.serializers import CubeIdField
 
 
@@ -16,13 +14,13 @@ class ChatRequestSerializer(StrictSerializer):
     session_id = JSONCharField(required=False, max_length=40,
                                help_text="Go on with this session (its history is in the prompt). Omit it to "
                                          "start a new session, titled from this query.")
-    top_k = JSONIntegerField(required=False, default=DEFAULT_TOP_K, min_value=TOP_K_RANGE[0], max_value=TOP_K_RANGE[1],
+    top_k = JSONIntegerField(required=False, default=CHAT_TOP_K.default, **CHAT_TOP_K.drf(),
                              help_text="How many memories to answer from.")
     cube_ids = serializers.ListField(child=CubeIdField(), required=False, max_length=100,
                                      help_text="Answer only from these cubes (each must be readable); "
                                                "omitted: every cube you can read.")
-    max_tokens = JSONIntegerField(required=False, default=DEFAULT_MAX_TOKENS, min_value=MAX_TOKENS_RANGE[0],
-                                  max_value=MAX_TOKENS_RANGE[1], help_text="The longest answer, in tokens.")
+    max_tokens = JSONIntegerField(required=False, default=CHAT_MAX_TOKENS.default, **CHAT_MAX_TOKENS.drf(),
+                                  help_text="The longest answer, in tokens.")
 
 
 class ContextUsedSerializer(serializers.Serializer):
@@ -71,9 +69,9 @@ class ChatSessionSerializer(serializers.Serializer):
 
 
 class ChatHistoryQuerySerializer(StrictSerializer):
-    limit = serializers.IntegerField(required=False, default=DEFAULT_HISTORY_LIMIT, min_value=1,
-                                     max_value=MAX_HISTORY_LIMIT, help_text="Messages per page.")
-    offset = serializers.IntegerField(required=False, default=0, min_value=0, help_text="Messages to skip.")
+    limit = serializers.IntegerField(required=False, default=HISTORY_LIMIT.default, **HISTORY_LIMIT.drf(),
+                                     help_text="Messages per page.")
+    offset = serializers.IntegerField(required=False, default=OFFSET.default, **OFFSET.drf(), help_text="Messages to skip.")
 
 
 class ChatSessionDetailSerializer(serializers.Serializer):

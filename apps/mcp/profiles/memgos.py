@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from apps.chat import mcp_tools as chat_tools
+from apps.core.limits import CHAT_MAX_TOKENS, CHAT_TOP_K, HISTORY_LIMIT, OFFSET
 from apps.cubes import mcp_tools as cube_tools
 from apps.cubes.models import CUBE_ID_PATTERN
 from apps.mcp import system_tools
@@ -82,16 +83,16 @@ class CubeInfoInput(SnakeCaseSeedModel):
 class ChatInput(SnakeCaseSeedModel):
     query: str = Field(min_length=1, max_length=10000, description="The chat message or question")
     user_id: str | None = Field(None, description="User context for personalized responses (optional)")
-    max_tokens: float = Field(500, ge=50, le=4000, description="Maximum tokens in response")
-    top_k: float = Field(3, ge=1, le=10, description="Number of memory contexts to include")
+    max_tokens: float = Field(CHAT_MAX_TOKENS.default, **CHAT_MAX_TOKENS.schema(), description="Maximum tokens in response")
+    top_k: float = Field(CHAT_TOP_K.default, **CHAT_TOP_K.schema(), description="Number of memory contexts to include")
     cube_ids: list[str] | None = Field(None, description="Specific cubes to search for context (optional)")
 
 
 class ChatHistoryInput(SnakeCaseSeedModel):
     user_id: str | None = Field(None, description="User context for history filtering (optional)")
     session_id: str | None = Field(None, description="Specific session to retrieve (optional)")
-    limit: float = Field(50, ge=1, le=1000, description="Maximum number of messages to return")
-    offset: float = Field(0, ge=0, description="Number of messages to skip")
+    limit: float = Field(HISTORY_LIMIT.default, **HISTORY_LIMIT.schema(), description="Maximum number of messages to return")
+    offset: float = Field(OFFSET.default, **OFFSET.schema(), description="Number of messages to skip")
 
 
 class ContextSearchInput(SnakeCaseSeedModel):

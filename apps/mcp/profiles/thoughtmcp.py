@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, WithJsonSchema
 
+from apps.core.limits import OFFSET, PAGE_LIMIT
 from apps.mcp.auth import READ, WRITE
 from apps.mcp.envelopes import ThoughtMcpEnvelope
 from apps.mcp.profile import Profile, ToolSpec
@@ -63,8 +64,8 @@ class RetrieveMemoriesInput(SeedModel):
     min_salience: float | None = Field(None, **UNIT, description="Minimum salience score (0-1)")
     date_range: DateRange | None = Field(None, description="Filter by creation date range (ISO 8601)")
     metadata: MetadataFilter | None = Field(None, description="Metadata filters")
-    limit: float | None = Field(None, ge=1, le=100, description="Maximum results to return (default 10, max 100)")
-    offset: float | None = Field(None, ge=0, description="Pagination offset (default 0)")
+    limit: float | None = Field(None, **PAGE_LIMIT.schema(), description="Maximum results to return (default 10, max 100)")
+    offset: float | None = Field(None, **OFFSET.schema(), description="Pagination offset (default 0)")
 
 
 class SearchMemoriesInput(RetrieveMemoriesInput):

@@ -8,11 +8,12 @@ from rest_framework import serializers
 from apps.core.api.serializers import (
     AtLeastOneFieldMixin, JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer, StrictSerializer,
 )
+from apps.core.limits import OFFSET, PAGE_LIMIT
 from apps.cubes.api.serializers import CubeIdField
 from apps.memories.models import SECTORS, Memory, MemoryLink, Sector
 from apps.memories.services.retrieval import MAX_QUERY_CHARS
 from apps.memories.services.store import MAX_CONTEXT_CHARS, MAX_ID_CHARS
-from apps.memories.validation import MAX_LABEL_CHARS, MAX_LIMIT, MAX_LIST_ITEMS
+from apps.memories.validation import MAX_LABEL_CHARS, MAX_LIST_ITEMS
 
 SECTOR_HELP = f"One of {', '.join(SECTORS)}."
 CONTENT_HELP = f"The memory's text: not empty, at most {settings.ENGRAM_MAX_CONTENT_CHARS} characters."
@@ -195,8 +196,8 @@ class MemoryQuerySerializer(StrictSerializer):
     category = JSONCharField(max_length=MAX_LABEL_CHARS, required=False, allow_blank=True)
     cube = CubeIdField(required=False, help_text="Only memories of this cube.")
     session_id = JSONCharField(max_length=MAX_ID_CHARS, required=False, allow_blank=True)
-    limit = JSONIntegerField(min_value=1, max_value=MAX_LIMIT, default=10)
-    offset = JSONIntegerField(min_value=0, default=0)
+    limit = JSONIntegerField(**PAGE_LIMIT.drf(), default=PAGE_LIMIT.default)
+    offset = JSONIntegerField(**OFFSET.drf(), default=OFFSET.default)
 
 
 class MemoryListQuerySerializer(PageQuerySerializer):

@@ -1,0 +1,62 @@
+"""Every numeric bound of Engram's inputs, in one place.
+
+Services clean their numbers with these ranges, and every edge reads the same range rather than writing
+its own: REST serializers (``Range.drf()``), MCP input models (``Range.schema()``), dashboard forms
+(``Range.form()``) and the docs. A number outside a range is an InvalidInput that names the field and
+the range, never a value handed on to PostgreSQL (whose bigint overflows at 2^63) or to a loop.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from apps.core.exceptions import InvalidInput
+
+
+@dataclass(frozen=True)
+class Range:
+    """A closed range of whole numbers, with the default an edge fills in when the field is left out."""
+
+    low: int
+    high: int
+    default: int | None = None
+
+    def __str__(self) -> str:
+        return f"from {self.low} to {self.high}"
+
+    def clean(self, value, *, field: str) -> int:
+        """The value as an int (a JSON 3.0 is 3; true, "3", 3.5 and NaN are refused), or InvalidInput."""
+        if value is None and self.default is not None:
+            return self.default
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise InvalidInput(f"{field} must be a whole number {self}.", field=field)
+        if value in (float("inf"), float("-inf")) or int(value) != value:
+            raise InvalidInput(f"{field} must be a whole number {self}, got {value}.", field=field)
+        if not self.low <= value <= self.high:
+            raise InvalidInput(f"{field} must be {self}, got {value!r}.", field=field)
+        return int(value)
+
+    def drf(self) -> dict:
+        """Keyword arguments for a DRF IntegerField (and so the OpenAPI minimum/maximum)."""
+        return {"min_value": self.low, "max_value": self.high}
+
+    def schema(self) -> dict:
+        """Keyword arguments for a pydantic Field (and so the MCP inputSchema's minimum/maximum)."""
+        return {"ge": self.low, "le": self.high}
+
+    def form(self) -> dict:
+        """Keyword arguments for a Django forms.IntegerField, whose messages then give the range too."""
+        message = f"Use a whole number {self}."
+        return {"min_value": self.low, "max_value": self.high,
+                "error_messages": {"invalid": message, "min_value": message, "max_value": message}}
+
+
+# Pagination of lists, searches and histories. Nobody pages ten thousand items deep; the bound keeps a
+# retrieval's candidate pool and every SQL OFFSET small (an unbounded offset overflowed bigint).
+PAGE_LIMIT = Range(1, 100, default=10)
+OFFSET = Range(0, 10_000, default=0)
+# A chat session's history, one page at a time.
+HISTORY_LIMIT = Range(1, 1000, default=50)
+
+# Memory-augmented chat: how many memories an answer draws on, and how long it may be.
+CHAT_TOP_K = Range(1, 10, default=3)
+CHAT_MAX_TOKENS = Range(50, 4000, default=500)
