@@ -20,8 +20,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# The CPU build, pinned (as in requirements/constraints.txt) and installed first: sentence-transformers would otherwise pull the
-# default torch with several GB of CUDA packages.
+# The CPU build, pinned as in requirements/constraints.txt and installed first: sentence-transformers
+# would otherwise pull the default torch with several GB of CUDA packages.
 RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 COPY requirements/ requirements/
 RUN pip install -c requirements/constraints.txt -r requirements/prod.txt
