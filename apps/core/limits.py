@@ -60,3 +60,6 @@ HISTORY_LIMIT = Range(1, 1000, default=50)
 # Memory-augmented chat: how many memories an answer draws on, and how long it may be.
 CHAT_TOP_K = Range(1, 10, default=3)
 CHAT_MAX_TOKENS = Range(50, 4000, default=500)
+
+# An id of a table keyed by bigint (live-graph events): what a client may say it saw last.
+EVENT_ID = Range(0, 2**63 - 1)

@@ -13,6 +13,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from apps.accounts.selectors import token_authenticate
 from apps.core.exceptions import DomainError, InvalidInput
+from apps.core.limits import EVENT_ID
 from apps.cubes.selectors import cube_get_readable
 from apps.graph.events import event_message
 from apps.graph.groups import cube_group
@@ -111,8 +112,8 @@ class GraphConsumer(AsyncJsonWebsocketConsumer):
         cube_id, since = content.get("cube"), content.get("since")
         if not isinstance(cube_id, str) or not cube_id:
             raise InvalidInput("cube is required: the id of a cube you may read.", field="cube")
-        if since is not None and (isinstance(since, bool) or not isinstance(since, int) or since < 0):
-            raise InvalidInput("since must be a whole number of 0 or more: the last event id you saw.", field="since")
+        if since is not None:
+            since = EVENT_ID.clean(since, field="since")
         # An unknown cube and someone else's get the same answer: nothing leaks.
         await database_sync_to_async(cube_get_readable)(actor=self.user, cube_id=cube_id)
         # Join before replaying, so that nothing published meanwhile is lost.
