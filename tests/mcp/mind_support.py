@@ -1,24 +1,21 @@
-"""The Mind seed's tool sections, read from its TypeScript blocks: each tool's parameters (name,
-required, JSON type, enum, nested fields) and the keys of what it returns, so the tests compare
-Engram's schemas and answers with the seed's own text rather than with a copy of it."""
+"""The Mind seed's tool sections, as tests/contracts/mind.json holds them (generated from the seed's
+TypeScript blocks): each tool's parameters (name, required, the TypeScript type, nested fields) and the
+keys of what it returns, so the tests compare Engram's schemas and answers with the seed's own text."""
 from __future__ import annotations
 
 import json
 import re
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import httpx2
-from django.conf import settings
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
-MIND_SEED = Path(settings.BASE_DIR).parent / "shared" / "seeds" / "004_17adc1a7bc3fb056.txt"
+from tests.contracts import contract
+
 MIND_TOOLS = ("mind_start_session", "mind_end_session", "mind_get_context", "mind_check_edges", "mind_add_decision",
               "mind_add_issue", "mind_update_issue", "mind_add_edge", "mind_update_project", "mind_export")
-# `  name?: type,   // comment`: indentation, name, optional mark, type (up to a comment).
-_FIELD = re.compile(r"^(?P<indent> *)(?P<name>\w+)(?P<optional>\?)?:\s*(?P<type>[^/]*?)\s*(?://.*)?$")
 _SCALARS = {"string": "string", "number": "number", "boolean": "boolean"}
 
 
@@ -54,48 +51,28 @@ class SeedField:
         return None
 
 
-def parse_block(block: str) -> dict[str, SeedField]:
-    """The fields of one TypeScript object block, nested objects and arrays of objects included."""
-    root: dict[str, SeedField] = {}
-    stack: list[tuple[int, dict[str, SeedField]]] = [(-1, root)]
-    for line in block.splitlines():
-        match = _FIELD.match(line)
-        if not match:
-            continue
-        indent = len(match["indent"])
-        while stack[-1][0] >= indent:
-            stack.pop()
-        seed_field = SeedField(match["name"], not match["optional"], match["type"])
-        stack[-1][1][seed_field.name] = seed_field
-        if seed_field.type_text.startswith(("{", "[{")):
-            stack.append((indent, seed_field.children))
-    return root
-
-
-def _typescript_after(section: str, heading: str) -> str:
-    match = re.search(r"\*\*" + heading + r":\*\*\s*```typescript\n(.*?)```", section, re.S)
-    assert match, f"no {heading} block"
-    return match.group(1)
+def _fields(specs: dict[str, dict]) -> dict[str, SeedField]:
+    return {name: SeedField(name, spec["required"], spec["type"], _fields(spec["children"]))
+            for name, spec in specs.items()}
 
 
 def seed_tools() -> dict[str, dict[str, dict[str, SeedField]]]:
     """tool name -> {"params": fields, "returns": fields}."""
-    text = MIND_SEED.read_text()
-    tools = {}
-    for name in MIND_TOOLS:
-        start = text.index(f"\n### {name}\n")
-        end = text.find("\n### ", start + 1)
-        section = text[start:end]
-        tools[name] = {"params": parse_block(_typescript_after(section, "Parameters")),
-                       "returns": parse_block(_typescript_after(section, "Returns"))}
-    return tools
+    tools = contract("mind")["tools"]
+    return {name: {"params": _fields(tools[name]["params"]), "returns": _fields(tools[name]["returns"])}
+            for name in MIND_TOOLS}
 
 
 def seed_description(name: str) -> str:
     """The sentence under the tool's heading."""
-    text = MIND_SEED.read_text()
-    start = text.index(f"\n### {name}\n") + len(f"\n### {name}\n")
-    return text[start:].strip().split("\n", 1)[0]
+    return contract("mind")["tools"][name]["description"]
+
+
+def seed_example(name: str) -> dict:
+    """The arguments of the tool's "Claude calls: ..." example."""
+    example = contract("mind")["tools"][name]["example"]
+    assert example is not None, f"the Mind seed has no example call of {name}"
+    return example
 
 
 def result_data(result) -> dict:

@@ -1,17 +1,16 @@
-"""MCP test helpers: the ThoughtMCP seed's tool sections (memory, reasoning and metacognitive tools), and the
-SDK's client in process, over real HTTP (uvicorn on a loopback port) and over stdio (manage.py mcp_stdio)."""
+"""MCP test helpers: the ThoughtMCP seed's tool sections (memory, reasoning and metacognitive tools, from
+tests/contracts/thoughtmcp.json), and the SDK's client in process, over real HTTP (uvicorn on a loopback port)
+and over stdio (manage.py mcp_stdio)."""
 from __future__ import annotations
 
 import json
 import os
-import re
 import socket
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import asynccontextmanager, contextmanager
-from pathlib import Path
 from urllib.parse import quote
 
 import httpx2
@@ -27,32 +26,29 @@ from mcp_types import CreateMessageResult, TextContent
 from apps.mcp.auth import authenticate_token, authenticated
 from apps.mcp.profiles import PROFILES
 from apps.mcp.server import build_server
+from tests.contracts import contract
 
-THOUGHTMCP_SEED = Path(settings.BASE_DIR).parent / "shared" / "seeds" / "000_cc4ec00caf7da348.txt"
 MEMORY_TOOLS = ("store_memory", "retrieve_memories", "update_memory", "delete_memory", "search_memories")
 REASONING_TOOLS = ("think", "analyze_systematically", "think_parallel", "decompose_problem", "assess_confidence",
                    "detect_bias", "detect_emotion", "analyze_reasoning")
 SEED_TOOLS = MEMORY_TOOLS + REASONING_TOOLS
 
 
-def seed_sections() -> dict[str, str]:
-    text = THOUGHTMCP_SEED.read_text()
-    sections = {}
-    for name in SEED_TOOLS:
-        start = text.index(f"\n### {name}\n")
-        sections[name] = text[start:text.index("\n---\n", start)]
-    return sections
+def seed_sections() -> dict[str, dict]:
+    """Each seed tool's section: its description and its JSON blocks by bold heading and qualifier."""
+    tools = contract("thoughtmcp")["tools"]
+    return {name: tools[name] for name in SEED_TOOLS}
 
 
-def seed_json_blocks(section: str, heading: str) -> dict[str, dict]:
-    """Every JSON block under a bold heading that starts with ``heading``, by the heading's qualifier
+def seed_json_blocks(section: dict, heading: str) -> dict[str, dict]:
+    """Every JSON block of a section under the bold heading ``heading``, by the heading's qualifier
     ("**Example Request (Parallel):**" -> "Parallel"; "" when it has none)."""
-    found = re.findall(r"\*\*" + heading + r"( \(([^)]*)\))?:?\*\*:?\s*```json\n(.*?)```", section, re.S)
+    found = section["blocks"].get(heading)
     assert found, f"no {heading} block in the seed section"
-    return {qualifier: json.loads(block) for _, qualifier, block in found}
+    return found
 
 
-def seed_json_block(section: str, heading: str) -> dict:
+def seed_json_block(section: dict, heading: str) -> dict:
     return next(iter(seed_json_blocks(section, heading).values()))
 
 
