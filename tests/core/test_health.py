@@ -1,6 +1,7 @@
 """GET /healthz: one JSON verdict over the database, pgvector, the embedding model, the broker and the
 channel layer."""
 import pytest
+from django.db import connection
 from django.urls import reverse
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +57,10 @@ def test_healthz_is_degraded_with_503_when_the_broker_is_down_and_hides_its_pass
 
 def test_healthz_checks_a_sql_broker_by_connecting_to_it(client, settings):
     # kombu's SQLAlchemy transport reports success without connecting; the check must not.
-    settings.CELERY_BROKER_URL = "sqla+postgresql+psycopg://postgres:hunter2-secret@127.0.0.1:5432/engram_no_such_db"
+    # The embedded server (its socket) answers, but has no such database.
+    socket_dir = connection.settings_dict["HOST"]
+    settings.CELERY_BROKER_URL = (f"sqla+postgresql+psycopg://postgres:hunter2-secret@/engram_no_such_db"
+                                  f"?host={socket_dir}")
 
     response = client.get(reverse("healthz"))
 
