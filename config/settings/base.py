@@ -208,6 +208,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "apps.core.api.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 20,
     "EXCEPTION_HANDLER": "apps.core.api.errors.exception_handler",
+    "DEFAULT_METADATA_CLASS": "apps.core.api.metadata.EndpointMetadata",
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_THROTTLE_CLASSES": ["apps.core.api.throttling.UserRateLimitThrottle"],

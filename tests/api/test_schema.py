@@ -72,3 +72,13 @@ def test_swagger_ui_is_served_without_a_cdn(client):
     assert any("swagger-ui-bundle" in asset for asset in assets)
     for asset in assets:
         assert finders.find(asset), asset
+
+
+def test_options_answers_on_every_endpoint(api):
+    """OPTIONS describes any endpoint; DRF's default metadata asked views for a serializer_class and was a 500."""
+    for path, operations in OPERATIONS.items():
+        url = re.sub(r"\{[^}]+\}", "00000000-0000-0000-0000-000000000000", path)
+        response = api.options(url)
+        assert response.status_code == 200, (path, response.content)
+        allowed = {method.strip().lower() for method in response["Allow"].split(",")}
+        assert operations <= allowed, (path, allowed)
