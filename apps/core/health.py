@@ -1,5 +1,6 @@
 """GET /healthz: is every component Engram depends on reachable (database, pgvector, embedding model,
-broker, channel layer)? For load balancers and people.
+broker, channel layer, and a Celery worker seen lately)? For load balancers and people. Any failing part
+makes the answer 503, names it in ``failed`` and says why in its check's ``detail``.
 
 Unauthenticated, so it reports states and versions but never a secret: the broker URL is shown
 with its password masked and every error text is scrubbed of the configured passwords.
@@ -7,12 +8,14 @@ with its password masked and every error text is scrubbed of the configured pass
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
@@ -118,6 +121,45 @@ def check_channel_layer() -> dict:
     return {"ok": True, "backend": backend}
 
 
+def check_worker() -> dict:
+    """Has a Celery worker written its heartbeat within ENGRAM_WORKER_STALE_SECONDS? None ever, or only
+    stale ones (a worker killed, or stuck so that its timer cannot run), means background work has stopped."""
+    from apps.core.models import WorkerHeartbeat
+
+    max_age = settings.ENGRAM_WORKER_STALE_SECONDS
+    try:
+        seen = list(WorkerHeartbeat.objects.order_by("-last_seen").values_list("hostname", "last_seen")[:20])
+    except Exception as exc:
+        return {"ok": False, "detail": _error(exc)}
+    if not seen:
+        return {"ok": False, "detail": "No Celery worker has been seen: start one (`manage.py serve` does; "
+                                       "docker-compose.yml runs `worker`)."}
+    now = timezone.now()
+    alive = [hostname for hostname, last_seen in seen if (now - last_seen).total_seconds() <= max_age]
+    last_seen = seen[0][1].isoformat()
+    if not alive:
+        age = round((now - seen[0][1]).total_seconds())
+        return {"ok": False, "last_seen": last_seen,
+                "detail": f"No Celery worker seen for {age} s (a worker writes its heartbeat every "
+                          f"{settings.ENGRAM_WORKER_HEARTBEAT_SECONDS} s; stale after {max_age} s)."}
+    return {"ok": True, "workers": alive, "last_seen": last_seen}
+
+
+def worker_heartbeat(hostname: str) -> None:
+    """A worker is alive (its bootstep calls this on start and then every ENGRAM_WORKER_HEARTBEAT_SECONDS)."""
+    from apps.core.models import WorkerHeartbeat
+
+    WorkerHeartbeat.objects.update_or_create(hostname=hostname,
+                                             defaults={"pid": os.getpid(), "last_seen": timezone.now()})
+
+
+def worker_gone(hostname: str) -> None:
+    """A worker stopped cleanly: forget it at once rather than let it go stale."""
+    from apps.core.models import WorkerHeartbeat
+
+    WorkerHeartbeat.objects.filter(hostname=hostname).delete()
+
+
 def _ping_sql_broker(database_url: str) -> None:
     # kombu's SQLAlchemy transport "connects" without opening a database connection; open one.
     from sqlalchemy import create_engine, text
@@ -142,9 +184,17 @@ CHECKS: dict[str, Callable[[], dict]] = {
 }
 
 
+def all_checks() -> dict[str, Callable[[], dict]]:
+    """CHECKS, plus the worker's when a worker is expected (ENGRAM_WORKER_STALE_SECONDS > 0)."""
+    if settings.ENGRAM_WORKER_STALE_SECONDS > 0:
+        return {**CHECKS, "worker": check_worker}
+    return CHECKS
+
+
 @never_cache
 @require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
-    checks = {name: check() for name, check in CHECKS.items()}
-    healthy = all(check["ok"] for check in checks.values())
-    return JsonResponse({"status": "ok" if healthy else "degraded", "checks": checks}, status=200 if healthy else 503)
+    checks = {name: check() for name, check in all_checks().items()}
+    failed = [name for name, check in checks.items() if not check["ok"]]
+    return JsonResponse({"status": "degraded" if failed else "ok", "failed": failed, "checks": checks},
+                        status=503 if failed else 200)

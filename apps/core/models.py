@@ -24,3 +24,16 @@ class RateLimitCounter(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.window_name}@{self.window_start}: {self.count}"
+
+
+class WorkerHeartbeat(models.Model):
+    """When each Celery worker last said it was alive: written every ENGRAM_WORKER_HEARTBEAT_SECONDS by a
+    worker bootstep (config/celery.py), read by /healthz. The SQL broker has no fanout exchange, so Celery's
+    own heartbeat events and `inspect ping` cannot reach a web process; a row in the database always can."""
+
+    hostname = models.CharField(max_length=255, primary_key=True)
+    pid = models.PositiveIntegerField()
+    last_seen = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.hostname} (pid {self.pid}) at {self.last_seen:%Y-%m-%d %H:%M:%S}"

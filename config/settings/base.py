@@ -155,6 +155,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # it polls the queue table once a second.
 CELERY_TASK_ALWAYS_EAGER = False
 ENGRAM_DECAY_INTERVAL_SECONDS = env_int("ENGRAM_DECAY_INTERVAL_SECONDS", 3600)
+# Every worker writes a heartbeat row this often (config/celery.py); /healthz reports "worker" failed when
+# none is newer than ENGRAM_WORKER_STALE_SECONDS (0: no worker is expected, and /healthz does not check).
+ENGRAM_WORKER_HEARTBEAT_SECONDS = env_int("ENGRAM_WORKER_HEARTBEAT_SECONDS", 10)
+ENGRAM_WORKER_STALE_SECONDS = env_int("ENGRAM_WORKER_STALE_SECONDS", 60)
 CELERY_BEAT_SCHEDULE = {
     "memories-decay": {
         "task": "apps.memories.tasks.decay_memories",

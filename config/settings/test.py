@@ -28,3 +28,6 @@ STORAGES = {
 # too, so a worker started by a test sees the same data and leaves nothing behind.
 if not REDIS_URL:
     CELERY_BROKER_URL = _sqlalchemy_broker_url({**DATABASES["default"], "NAME": DATABASES["default"]["TEST"]["NAME"]})
+
+# No worker runs beside most tests: /healthz expects none unless a test sets this (tests/core/test_health_degraded.py).
+ENGRAM_WORKER_STALE_SECONDS = 0

@@ -339,6 +339,7 @@ def test_export_list_and_download(api, user, project, decision, issue, export_di
     download = api.get(body["download_url"])
     assert download.status_code == 200
     assert download["Content-Disposition"].startswith("attachment") and body["name"] in download["Content-Disposition"]
+    assert download["Content-Type"] == "application/json"
     assert b"Use Supabase for backend" in b"".join(download.streaming_content)
 
 
@@ -346,6 +347,7 @@ def test_markdown_export_of_everything(api, project, decision, export_dir):
     response = api.post("/api/v1/exports/", {"format": "markdown", "include_sessions": True}, format="json")
     assert response.status_code == 201, response.content
     assert response.json()["name"].startswith("mind-all-") and response.json()["name"].endswith(".md")
+    assert api.get(response.json()["download_url"])["Content-Type"] == "text/markdown"
 
 
 @pytest.mark.parametrize("name", ["nope.json", "..%2F..%2Fsecret", "mind-all-20260101T000000.exe"])

@@ -132,9 +132,13 @@ def test_delete_and_restore_a_session(api, session):
 def test_notebook_cells_run_export_and_load(api):
     created = post(api, NOTEBOOKS, {"title": "Sums", "language": "typescript"})
     notebook_id = created["notebook"]["id"]
+    assert created["notebook"]["cell_count"] == len(created["cells"])
     cell = post(api, f"{NOTEBOOKS}{notebook_id}/cells/", {
         "cell_type": "code", "filename": "sum.ts",
         "content": "const total: number = [1, 2, 3].reduce((a, b) => a + b, 0);\nconsole.log(`total=${total}`);"})
+    cells = api.get(f"{NOTEBOOKS}{notebook_id}/cells/").json()
+    assert cells[-1]["id"] == cell["id"]  # the whole list, unpaginated, as documented
+    assert api.get(f"{NOTEBOOKS}{notebook_id}/").json()["notebook"]["cell_count"] == len(cells)
     ran = post(api, f"{NOTEBOOKS}{notebook_id}/cells/{cell['id']}/run/", {}, expect=200)
     assert ran["status"] == "completed" and "total=6" in ran["stdout"] and ran["exit_code"] == 0
 

@@ -84,10 +84,11 @@ class LinkDeleteView(APIView):
     @extend_schema(
         operation_id="graph_link_delete",
         summary="Unlink two memories",
-        description="Removes the links between the two memories in both directions (404 when there is none). "
-                    "Open pages receive `memory.relinked` for each memory whose outgoing links changed.",
+        description="Removes the links between the two memories in both directions (404 when there is none; 400 "
+                    "when source and target are the same memory). Open pages receive `memory.relinked` for each "
+                    "memory whose outgoing links changed.",
         request=None,
-        responses={200: UnlinkResultSerializer, **error_responses(401, 403, 404)},
+        responses={200: UnlinkResultSerializer, **error_responses(400, 401, 403, 404)},
     )
     def delete(self, request, source: str, target: str):
         removed = memory_unlink(actor=request.user, source_id=source, target_id=target)

@@ -41,6 +41,8 @@ from apps.projects.services import (
 )
 
 PROJECT_ID = OpenApiParameter("project_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
+# Set rather than guessed from the name, so that the answer is the documented type on every host.
+EXPORT_CONTENT_TYPES = {".json": "application/json", ".md": "text/markdown"}
 EXPORT_NAME = OpenApiParameter("name", OpenApiTypes.STR, OpenApiParameter.PATH,
                                description="A file name from GET /api/v1/exports/.")
 
@@ -494,10 +496,13 @@ class ExportDownloadView(generics.GenericAPIView):
     @extend_schema(
         operation_id="exports_download",
         summary="Download an export",
-        description="The file as an attachment. Only your own exports; any other name is 404.",
-        responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY),
+        description="The file as an attachment: JSON for a .json export, Markdown for a .md one. Only your own "
+                    "exports; any other name is 404.",
+        responses={(200, EXPORT_CONTENT_TYPES[".json"]): OpenApiResponse(OpenApiTypes.OBJECT),
+                   (200, EXPORT_CONTENT_TYPES[".md"]): OpenApiResponse(OpenApiTypes.STR),
                    **error_responses(401, 403, 404)},
     )
     def get(self, request, name: str):
         path = export_path(actor=request.user, name=name)
-        return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
+        return FileResponse(path.open("rb"), as_attachment=True, filename=path.name,
+                            content_type=EXPORT_CONTENT_TYPES[path.suffix])

@@ -114,7 +114,7 @@ class NotebookLoadSerializer(StrictSerializer):
 
 
 class NotebookSerializer(serializers.ModelSerializer):
-    cell_count = serializers.IntegerField(read_only=True, required=False)
+    cell_count = serializers.IntegerField(read_only=True)
 
     class Meta:
         model = Notebook

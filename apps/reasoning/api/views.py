@@ -149,8 +149,9 @@ class ThoughtCreateView(generics.GenericAPIView):
 
 def _notebook_detail(actor, notebook_id) -> dict:
     notebook = notebooks.notebook_get(actor=actor, notebook_id=notebook_id)
-    return s.NotebookDetailSerializer({
-        "notebook": notebook, "cells": notebooks.cells_of(notebook)}).data
+    cells = notebooks.cells_of(notebook)
+    notebook.cell_count = len(cells)  # the list annotates it; a single notebook counts the cells it shows
+    return s.NotebookDetailSerializer({"notebook": notebook, "cells": cells}).data
 
 
 @extend_schema(tags=["reasoning"])
@@ -261,6 +262,7 @@ class NotebookDependenciesView(generics.GenericAPIView):
 
 @extend_schema(tags=["reasoning"], parameters=[NOTEBOOK_ID])
 class CellListCreateView(generics.GenericAPIView):
+    pagination_class = None  # a notebook holds at most MAX_CELLS (500): its cells come whole, in order
     @extend_schema(
         operation_id="reasoning_cells_list",
         summary="List a notebook's cells",
