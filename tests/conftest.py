@@ -13,6 +13,12 @@ from apps.accounts.services import token_create
 from apps.memories.services import memory_store
 from tests.browser import DESKTOP, PHONE, assert_no_sideways_scroll
 from tests.factories import UserFactory
+from tests.optional import skip_missing
+
+
+def pytest_collection_modifyitems(config, items):
+    # The optional groups (redis, network, netns): skipped with the reason where the resource is missing.
+    skip_missing(items)
 
 
 @pytest.fixture

@@ -63,3 +63,21 @@ CHAT_MAX_TOKENS = Range(50, 4000, default=500)
 
 # An id of a table keyed by bigint (live-graph events): what a client may say it saw last.
 EVENT_ID = Range(0, 2**63 - 1)
+
+# A page of a REST list (tokens, cubes, projects, sessions, notebooks, ...): its `limit`; `offset` is OFFSET.
+LIST_LIMIT = Range(1, 100, default=20)
+# The live graph's snapshot: how many nodes, newest first (the page draws every one).
+SNAPSHOT_NODES = Range(1, 10_000, default=2000)
+# Mind's context: items per kind (decisions, issues, sharp edges, episodes).
+CONTEXT_LIMIT = Range(1, 50, default=10)
+
+# Thoughtbox's thoughtNumber, totalThoughts, revisesThought and branchFromThought (an int column in PostgreSQL).
+THOUGHT_NUMBER = Range(1, 100_000)
+# Where a new notebook cell goes: 0 (first) to the notebook's count (last); a notebook holds at most 500 cells.
+CELL_POSITION = Range(0, 499)
+# ThoughtMCP's think_parallel timeout, in milliseconds, and decompose_problem's depth.
+PARALLEL_TIMEOUT_MS = Range(1000, 60_000, default=30_000)
+DECOMPOSE_DEPTH = Range(1, 5, default=3)
+# An API token's lifetime in days, where an edge asks for days (the dashboard's token form); a century, and
+# beyond it the expiry date overflows.
+TOKEN_EXPIRY_DAYS = Range(1, 36_500)

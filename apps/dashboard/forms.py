@@ -12,11 +12,9 @@ from django.utils import timezone
 
 from apps.accounts.models import ApiToken
 from apps.core.exceptions import DomainError
-from apps.core.limits import OFFSET
+from apps.core.limits import OFFSET, TOKEN_EXPIRY_DAYS
 from apps.memories.models import Sector
 
-# Beyond this a date overflows; nobody needs a token for longer than a century.
-MAX_EXPIRY_DAYS = 36500
 SEARCH_PAGE_SIZES = [(10, "10"), (20, "20"), (50, "50"), (100, "100")]
 
 
@@ -197,7 +195,7 @@ class TokenCreateForm(forms.Form):
         help_text="read: retrieve and search; write: store, update and delete; admin: act for other users (staff only).",
     )
     expires_in_days = forms.IntegerField(
-        label="Expires in (days)", required=False, min_value=1, max_value=MAX_EXPIRY_DAYS,
+        label="Expires in (days)", required=False, **TOKEN_EXPIRY_DAYS.form(),
         help_text="Leave empty for a token that never expires.",
     )
 

@@ -11,13 +11,14 @@ from django.db.models.functions import Left
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput
+from apps.core.limits import SNAPSHOT_NODES
 from apps.cubes.selectors import cube_get_readable, cube_ids_readable
 from apps.graph.models import GraphEvent
 from apps.memories.models import CubeLexeme, Memory, MemoryLink
 
 PREVIEW_CHARS = 200
-DEFAULT_SNAPSHOT_NODES = 2000
-MAX_SNAPSHOT_NODES = 10000
+DEFAULT_SNAPSHOT_NODES = SNAPSHOT_NODES.default
+MAX_SNAPSHOT_NODES = SNAPSHOT_NODES.high
 NODE_COLUMNS = ("id", "kind", "primary_sector", "importance", "strength", "salience", "created_at", "cube_id")
 EDGE_COLUMNS = ("source_id", "target_id", "link_type", "weight")
 

@@ -1,5 +1,5 @@
 """The per-user rate limit itself (apps/core/ratelimit.py), on both counters: the database always, Redis
-when the test Redis server answers (as `make test-redis` expects it). Time is passed in (``now``), so the
+when a Redis server answers at TEST_REDIS_URL (the optional group `redis`, tests/optional.py). Time is passed in (``now``), so the
 windows are stepped through exactly, with no sleeping and no wall-clock assertion."""
 import json
 import os
@@ -9,7 +9,6 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import redis
 from django.conf import settings as django_settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
@@ -17,23 +16,15 @@ from django.db import connection
 from apps.core.exceptions import RateLimited
 from apps.core.models import RateLimitCounter
 from apps.core.ratelimit import rate_limit_check, rate_limit_take
+from tests.optional import TEST_REDIS_URL
 
-TEST_REDIS_URL = "redis://127.0.0.1:6379/15"
 # A Unix time at which a minute and a 10-second window both begin.
 T0 = 1_800_000_000.0
 RATE_SETTINGS = ("ENGRAM_RATE_LIMIT_ENABLED", "ENGRAM_RATE_LIMIT_PER_MINUTE", "ENGRAM_RATE_LIMIT_BURST",
                  "ENGRAM_RATE_LIMIT_BURST_SECONDS", "ENGRAM_RATE_LIMIT_REDIS_PREFIX", "REDIS_URL")
 
 
-def redis_answers() -> bool:
-    try:
-        return redis.Redis.from_url(TEST_REDIS_URL, socket_connect_timeout=1).ping()
-    except redis.RedisError:
-        return False
-
-
-@pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.skipif(
-    not redis_answers(), reason=f"no Redis server answers at {TEST_REDIS_URL}"))])
+@pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.redis)])
 def limits(request, settings):
     """Small limits (5 a minute, 3 in 10 seconds) on one of the two counters."""
     settings.ENGRAM_RATE_LIMIT_ENABLED = True

@@ -240,6 +240,7 @@ async def test_notebook_operations_end_to_end(settings, alice_token):
         assert [cell["cellType"] for cell in from_text["cells"]] == ["markdown", "code"]
 
 
+@pytest.mark.network
 async def test_install_deps_with_a_real_package(alice_token):
     async with thoughtbox(alice_token) as client:
         notebook_id = await new_notebook(client, "Deps")

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 
+from tests.optional import npm_registry_missing
+
 
 @pytest.fixture
 def notebook_dir(settings):
@@ -45,6 +47,8 @@ def esbuild_binary() -> str:
     cache = Path(tempfile.gettempdir()) / f"engram-test-esbuild-{version}"
     binary = cache / "node_modules" / ".bin" / "esbuild"
     if not os.access(binary, os.X_OK):
+        if (reason := npm_registry_missing()) is not None:
+            pytest.skip(f"{reason}, and esbuild is neither built (make frontend) nor cached in {cache}")
         cache.mkdir(parents=True, exist_ok=True)
         subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(cache),
                         f"esbuild@{version}"], check=True, capture_output=True, timeout=300)

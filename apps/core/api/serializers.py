@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from rest_framework import serializers
 
-from apps.core.api.pagination import LimitOffsetPagination
+from apps.core.limits import LIST_LIMIT, OFFSET
 
 
 class StrictSerializer(serializers.Serializer):
@@ -74,12 +74,9 @@ class AtLeastOneFieldMixin:
 class PageQuerySerializer(StrictSerializer):
     """The query string of a paginated list: limit and offset, checked rather than silently clamped."""
 
-    limit = serializers.IntegerField(
-        required=False, min_value=1, max_value=LimitOffsetPagination.max_limit,
-        help_text=f"Items per page, 1 to {LimitOffsetPagination.max_limit} "
-                  f"(default {LimitOffsetPagination.default_limit}).",
-    )
-    offset = serializers.IntegerField(required=False, min_value=0, help_text="Items to skip, 0 or more.")
+    limit = serializers.IntegerField(required=False, **LIST_LIMIT.drf(),
+                                     help_text=f"Items per page, {LIST_LIMIT} (default {LIST_LIMIT.default}).")
+    offset = serializers.IntegerField(required=False, **OFFSET.drf(), help_text=f"Items to skip, {OFFSET}.")
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -2,8 +2,8 @@ from rest_framework import serializers
 from rest_framework.settings import ISO_8601
 
 from apps.core.api.serializers import JSONFloatField, StrictSerializer
+from apps.core.limits import SNAPSHOT_NODES
 from apps.cubes.api.serializers import CubeIdField
-from apps.graph.selectors import DEFAULT_SNAPSHOT_NODES, MAX_SNAPSHOT_NODES
 from apps.memories.api.serializers import SectorField
 from apps.memories.models import Memory, MemoryLink
 from apps.memories.services.curation import DEFAULT_MANUAL_WEIGHT
@@ -21,10 +21,9 @@ class SnapshotQuerySerializer(StrictSerializer):
                                           help_text="Only nodes created at or after this (ISO 8601 date or date-time).")
     date_to = serializers.DateTimeField(required=False, input_formats=DATE_FORMATS,
                                         help_text="Only nodes created at or before this (ISO 8601 date or date-time).")
-    limit = serializers.IntegerField(required=False, default=DEFAULT_SNAPSHOT_NODES, min_value=1,
-                                     max_value=MAX_SNAPSHOT_NODES,
-                                     help_text=f"Most nodes to return, newest first: 1 to {MAX_SNAPSHOT_NODES} "
-                                               f"(default {DEFAULT_SNAPSHOT_NODES}).")
+    limit = serializers.IntegerField(required=False, default=SNAPSHOT_NODES.default, **SNAPSHOT_NODES.drf(),
+                                     help_text=f"Most nodes to return, newest first: {SNAPSHOT_NODES} "
+                                               f"(default {SNAPSHOT_NODES.default}).")
 
     def validate(self, attrs):
         if "date_from" in attrs and "date_to" in attrs and attrs["date_from"] > attrs["date_to"]:

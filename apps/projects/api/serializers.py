@@ -11,12 +11,12 @@ from apps.core.api.serializers import (
     AtLeastOneFieldMixin, JSONBooleanField, JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer,
     StrictSerializer,
 )
+from apps.core.limits import CONTEXT_LIMIT
 from apps.cubes.api.serializers import CubeIdField
 from apps.memories.services.retrieval import MAX_QUERY_CHARS
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.projects.patterns import MAX_DESCRIPTION_CHARS, MAX_GLOB_CHARS, MAX_PATTERN_CHARS, MAX_PATTERNS
 from apps.projects.services.check import MAX_CODE_CHARS
-from apps.projects.services.context import MAX_LIMIT as MAX_CONTEXT_LIMIT
 from apps.core.validation import MAX_TITLE_CHARS
 from apps.projects.validation import (
     MAX_ITEM_CHARS, MAX_ITEMS, MAX_MOOD_CHARS, MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_PHRASE_CHARS, MAX_TEXT_CHARS,
@@ -364,7 +364,7 @@ class ContextQuerySerializer(StrictSerializer):
     )
     project = EntityIdField(required=False, help_text="Scope to one project; all your projects when left out.")
     include_global = JSONBooleanField(default=True, help_text="Include global sharp edges.")
-    limit = JSONIntegerField(min_value=1, max_value=MAX_CONTEXT_LIMIT, default=10, help_text="Per kind.")
+    limit = JSONIntegerField(**CONTEXT_LIMIT.drf(), default=CONTEXT_LIMIT.default, help_text="Per kind.")
 
 
 class ExportCreateSerializer(StrictSerializer):

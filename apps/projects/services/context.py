@@ -40,6 +40,7 @@ from pgvector.django import CosineDistance
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput
+from apps.core.limits import CONTEXT_LIMIT
 from apps.memories.embeddings import embed_query
 from apps.memories.models import SEARCH_CONFIG, MemoryEmbedding
 from apps.memories.query import any_words
@@ -57,7 +58,7 @@ RECENCY_HALF_LIFE_DAYS = 7
 MAX_FREQ = 0.2
 TRIGGER_BOOST = 0.2
 MIN_SCORE = 0.1
-MAX_LIMIT = 50
+MAX_LIMIT = CONTEXT_LIMIT.high
 HALF_LIVES = {"decision": 60, "issue": 30, "sharp_edge": 120, "episode": 90}
 STATUS_FACTORS = {"superseded": 0.2, "revoked": 0.2, "resolved": 0.5, "wont_fix": 0.5, "blocked": 0.8}
 KIND_NAMES = {
@@ -105,8 +106,8 @@ def clean_types(value, *, field_name: str = "types") -> list[str]:
 
 def clean_context_limit(value) -> int:
     if value is None:
-        return 10
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LIMIT:
+        return CONTEXT_LIMIT.default
+    if isinstance(value, bool) or not isinstance(value, int) or not CONTEXT_LIMIT.low <= value <= MAX_LIMIT:
         raise InvalidInput(f"limit must be a whole number from 1 to {MAX_LIMIT}.", field="limit")
     return value
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from apps.core.exceptions import DomainError, InvalidInput
+from apps.core.limits import DECOMPOSE_DEPTH
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend, ProblemContext
 from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, model_or_fallback
 from apps.reasoning.analysis.reasoning_text import (
@@ -34,7 +35,7 @@ from apps.reasoning.analysis.reasoning_text import (
 )
 from apps.reasoning.analysis.think import problem_prompt
 
-MIN_DEPTH, MAX_DEPTH, DEFAULT_DEPTH = 1, 5, 3
+MIN_DEPTH, MAX_DEPTH, DEFAULT_DEPTH = DECOMPOSE_DEPTH.low, DECOMPOSE_DEPTH.high, DECOMPOSE_DEPTH.default
 ROOT_ID = "problem-1-0"
 DEPENDENCY_TYPES = ("hierarchical", "sequential", "parallel", "prerequisite")
 # A build problem that has to scale or perform gets its infrastructure as a phase of its own, before deployment.

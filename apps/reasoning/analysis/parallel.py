@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from apps.core.exceptions import InvalidInput
+from apps.core.limits import PARALLEL_TIMEOUT_MS
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend, ProblemContext
 from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, texts
 from apps.reasoning.analysis.reasoning_text import (
@@ -40,9 +41,9 @@ from apps.reasoning.analysis.think import (
     stream_phases,
 )
 
-DEFAULT_TIMEOUT_MS = 30000
-MIN_TIMEOUT_MS = 1000
-MAX_TIMEOUT_MS = 60000
+DEFAULT_TIMEOUT_MS = PARALLEL_TIMEOUT_MS.default
+MIN_TIMEOUT_MS = PARALLEL_TIMEOUT_MS.low
+MAX_TIMEOUT_MS = PARALLEL_TIMEOUT_MS.high
 SYNC_POINTS = (0.25, 0.5, 0.75)
 # Two findings are one when this much of their combined wording is shared.
 SAME_FINDING = 0.5

@@ -11,6 +11,7 @@ from rest_framework import serializers
 from apps.core.api.serializers import (
     JSONBooleanField, JSONCharField, JSONIntegerField, PageQuerySerializer, StrictSerializer,
 )
+from apps.core.limits import CELL_POSITION, DECOMPOSE_DEPTH, PARALLEL_TIMEOUT_MS, THOUGHT_NUMBER
 from apps.reasoning.analysis.frameworks import FRAMEWORKS
 from apps.reasoning.analysis.think import MODES
 from apps.reasoning.models import Cell, Notebook, Thought, ThoughtSession
@@ -66,12 +67,13 @@ class ThoughtCreateSerializer(StrictSerializer):
 
     session_id = serializers.UUIDField(required=False, help_text="Add to this session of yours.")
     thought = JSONCharField(max_length=MAX_TEXT_CHARS, help_text="The thinking step.")
-    thought_number = JSONIntegerField(min_value=1, help_text="Position in the sequence, from 1.")
-    total_thoughts = JSONIntegerField(min_value=1, help_text="Estimated total thoughts.")
+    thought_number = JSONIntegerField(**THOUGHT_NUMBER.drf(), help_text="Position in the sequence, from 1.")
+    total_thoughts = JSONIntegerField(**THOUGHT_NUMBER.drf(), help_text="Estimated total thoughts.")
     next_thought_needed = JSONBooleanField(help_text="Whether another thought follows.")
     is_revision = JSONBooleanField(required=False, default=False)
-    revises_thought = JSONIntegerField(required=False, min_value=1, help_text="The thought number revised.")
-    branch_from_thought = JSONIntegerField(required=False, min_value=1, help_text="The thought number forked from.")
+    revises_thought = JSONIntegerField(required=False, **THOUGHT_NUMBER.drf(), help_text="The thought number revised.")
+    branch_from_thought = JSONIntegerField(required=False, **THOUGHT_NUMBER.drf(),
+                                           help_text="The thought number forked from.")
     branch_id = JSONCharField(required=False, max_length=100, help_text="The branch's name.")
     needs_more_thoughts = JSONBooleanField(required=False, default=False)
     session_title = JSONCharField(required=False, max_length=MAX_TITLE_CHARS,
@@ -138,7 +140,8 @@ class CellCreateSerializer(StrictSerializer):
     cell_type = serializers.ChoiceField(choices=Cell.CellType.choices)
     content = JSONCharField(max_length=MAX_TEXT_CHARS * 5, allow_blank=True)
     filename = JSONCharField(required=False, max_length=200, help_text="Required for code cells, e.g. main.ts.")
-    position = JSONIntegerField(required=False, min_value=0, help_text="Where to insert it (default: at the end).")
+    position = JSONIntegerField(required=False, **CELL_POSITION.drf(),
+                                help_text="Where to insert it, 0 (first) to the number of cells (default: at the end).")
 
 
 class CellUpdateSerializer(StrictSerializer):
@@ -189,14 +192,14 @@ class AnalyzeSystematicallySerializer(StrictSerializer):
 
 class ThinkParallelSerializer(StrictSerializer):
     problem = JSONCharField(max_length=MAX_TEXT_CHARS)
-    timeout = JSONIntegerField(required=False, min_value=1000, max_value=60000, default=30000,
+    timeout = JSONIntegerField(required=False, **PARALLEL_TIMEOUT_MS.drf(), default=PARALLEL_TIMEOUT_MS.default,
                                help_text="Total timeout in milliseconds.")
     context = ProblemContextSerializer(required=False)
 
 
 class DecomposeSerializer(StrictSerializer):
     problem = JSONCharField(max_length=MAX_TEXT_CHARS)
-    max_depth = JSONIntegerField(required=False, min_value=1, max_value=5, default=3)
+    max_depth = JSONIntegerField(required=False, **DECOMPOSE_DEPTH.drf(), default=DECOMPOSE_DEPTH.default)
     context = ProblemContextSerializer(required=False)
 
 

@@ -39,6 +39,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied, Unavailable
+from apps.core.limits import CELL_POSITION
 from apps.core.validation import clean_choice, clean_title, parse_uuid
 from apps.reasoning import sandbox, srcmd
 from apps.reasoning.models import Cell, Notebook
@@ -46,7 +47,7 @@ from apps.reasoning.notebook_templates import TEMPLATES, notebook_templates  # n
 
 MAX_CONTENT_CHARS = 200_000
 MAX_SOURCE_CHARS = 2_000_000
-MAX_CELLS = 500
+MAX_CELLS = CELL_POSITION.high + 1
 MAX_DEPENDENCIES = 20
 EXTENSIONS = {
     Notebook.Language.JAVASCRIPT: (".js", ".mjs", ".cjs"),

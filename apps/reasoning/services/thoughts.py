@@ -42,6 +42,7 @@ from django.utils.text import slugify
 
 from apps.accounts.models import User
 from apps.core.exceptions import DomainError, InvalidInput, NotFound
+from apps.core.limits import THOUGHT_NUMBER
 from apps.cubes.services import cube_ensure_personal
 from apps.core.timestamps import iso_timestamp
 from apps.memories.models import Memory
@@ -57,7 +58,7 @@ from apps.reasoning.selectors import (
 EXPORT_VERSION = "1.0"
 EXPORT_SESSION_KEYS = ("id", "title", "tags", "createdAt", "updatedAt")
 HASH_ALGORITHM = "sha256"
-MAX_THOUGHT_NUMBER = 100_000
+MAX_THOUGHT_NUMBER = THOUGHT_NUMBER.high
 MAX_SESSION_TAGS = 20
 MAX_TITLE_CHARS = 300
 MAX_DERIVED_TITLE_CHARS = 80
