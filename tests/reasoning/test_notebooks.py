@@ -161,6 +161,7 @@ def test_the_production_switch_refuses_run_and_install(user, notebook, settings)
     assert Cell.objects.get(pk=cell.pk).status == Cell.Status.IDLE
 
 
+@pytest.mark.network
 def test_install_deps_installs_a_real_package_that_cells_then_use(user, notebook, esbuild):
     result = notebook_install_deps(actor=user, notebook_id=notebook.pk, dependencies=["is-odd@3.0.1"])
     assert result.installed == {"is-odd": "3.0.1"}
@@ -169,6 +170,7 @@ def test_install_deps_installs_a_real_package_that_cells_then_use(user, notebook
     assert cell_run(actor=user, notebook_id=notebook.pk, cell_id=cell.pk).stdout == "true false\n"
 
 
+@pytest.mark.network
 def test_install_deps_fails_clearly_for_a_package_that_does_not_exist(user, notebook):
     with pytest.raises(DomainError) as caught:
         notebook_install_deps(actor=user, notebook_id=notebook.pk,
@@ -355,6 +357,7 @@ def test_load_needs_exactly_one_of_path_and_text(user):
             notebook_load(actor=user, **kwargs)
 
 
+@pytest.mark.network
 def test_install_deps_without_packages_installs_what_a_loaded_notebook_lists(user):
     loaded = notebook_load(actor=user, text='---\ntitle: Deps\ndependencies: {"is-odd": "3.0.1"}\n---\n'
                                             "```js filename=odd.js\nconsole.log(require('is-odd')(7))\n```\n")
@@ -394,22 +397,29 @@ def test_bob_cannot_see_or_touch_alices_notebooks_and_cells(user, other_user, no
 @pytest.mark.django_db(transaction=True)
 def test_a_run_marks_the_cell_running_in_its_own_committed_write(user, notebook, settings):
     """The run happens outside any transaction: another connection sees "running" while node runs."""
-    settings.ENGRAM_NOTEBOOK_TIMEOUT_SECONDS = 3
-    cell = code(user, notebook, "require('fs').writeFileSync('started', 'x'); while (true) {}")
-    started = notebook_directory(notebook) / "started"
+    # The cell runs until the watcher has looked and says stop, however slowly node starts; the limit only bounds it.
+    settings.ENGRAM_NOTEBOOK_TIMEOUT_SECONDS = 120
+    cell = code(user, notebook, "const fs = require('fs'); fs.writeFileSync('started', 'x');"
+                                "const pause = new Int32Array(new SharedArrayBuffer(4));"
+                                "while (!fs.existsSync('stop')) Atomics.wait(pause, 0, 0, 20); process.exit(3);")
+    started, stop = notebook_directory(notebook) / "started", notebook_directory(notebook) / "stop"
     seen = []
+    finished = threading.Event()
 
     def watch():
-        for _ in range(200):
-            if started.exists():
-                seen.append(Cell.objects.get(pk=cell.pk).status)
-                break
+        while not started.exists() and not finished.is_set():
             time.sleep(0.05)
+        if started.exists():
+            seen.append(Cell.objects.get(pk=cell.pk).status)
+            stop.write_text("")
         connection.close()
 
     watcher = threading.Thread(target=watch)
     watcher.start()
-    ran = cell_run(actor=user, notebook_id=notebook.pk, cell_id=cell.pk)
-    watcher.join()
+    try:
+        ran = cell_run(actor=user, notebook_id=notebook.pk, cell_id=cell.pk)
+    finally:
+        finished.set()
+        watcher.join()
     assert seen == [Cell.Status.RUNNING]
     assert ran.status == Cell.Status.FAILED
