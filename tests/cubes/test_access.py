@@ -1,6 +1,7 @@
 import pytest
 from django.utils import timezone
 
+from apps.chat.models import ChatSession
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 from apps.cubes.models import Cube, CubeMembership
 from apps.cubes.selectors import (
@@ -205,8 +206,7 @@ def test_hard_delete_takes_memories_and_memberships(world):
 
 
 def test_chat_sessions_are_their_owners_only(user, other_user, staff_user):
-    chat_models = pytest.importorskip("apps.chat.models")
-    session = chat_models.ChatSession.objects.create(owner=user, title="Hello", last_activity=timezone.now())
+    session = ChatSession.objects.create(owner=user, title="Hello", last_activity=timezone.now())
     for action in ("read", "write", "delete", "admin"):
         decision = access_check(actor=user, resource_type="chat", resource_id=session.pk, action=action)
         assert (decision.has_access, decision.reason) == (True, "owner of the chat session")

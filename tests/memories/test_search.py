@@ -1,6 +1,7 @@
 import pytest
 
 from apps.core.exceptions import InvalidInput
+from apps.memories.models import Memory
 from apps.memories.services import memory_search
 from apps.memories.validation import MemoryFilters
 
@@ -83,9 +84,23 @@ def test_only_negation_is_refused(user, corpus):
     assert caught.value.field == "text"
 
 
-@pytest.mark.parametrize("text", ["dark & | ! ( ) : * mode", "'; DROP TABLE memories; --", '"unclosed phrase', "❤️ émoji"])
-def test_punctuation_cannot_break_the_query(user, corpus, text):
-    memory_search(actor=user, text=text)  # never a database error
+@pytest.mark.parametrize(("text", "search_type", "top", "terms"), [
+    ("dark & | ! ( ) : * mode", "hybrid", "dark", ["dark", "mode"]),  # the punctuation goes, the words stay
+    ("'; DROP TABLE memories; --", "full-text", None, []),  # "--" negates nothing; no memory has these words
+    ('"unclosed phrase', "hybrid", None, []),  # a lone quote is no phrase
+    ("❤️ émoji", "hybrid", None, []),
+])
+def test_punctuation_cannot_break_the_query(user, corpus, text, search_type, top, terms):
+    result = memory_search(actor=user, text=text)  # never a database error
+    assert result.search_type == search_type
+    assert ids(result) <= {memory.pk for memory in corpus.values()}
+    if top is not None:
+        assert (result.items[0].memory.pk, result.items[0].matched_terms) == (corpus[top].pk, terms)
+    else:
+        assert all(item.matched_terms == [] for item in result.items)
+    if search_type == "full-text":
+        assert result.items == [] and result.total_count == 0
+    assert Memory.objects.count() == len(corpus)  # the table and its rows are still there
 
 
 def test_operators_alone_get_a_clear_error(user, corpus):

@@ -1,6 +1,6 @@
 import pytest
 
-from apps.core.exceptions import InvalidInput, PermissionDenied
+from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 from apps.cubes.models import Cube, CubeMembership
 from apps.memories.models import SECTORS, Memory, MemoryEmbedding
 from apps.memories.services import memory_store, memory_store_many
@@ -63,7 +63,7 @@ def test_bad_input_names_the_field_and_writes_nothing(user, fields, field, messa
 
 def test_store_into_a_cube_needs_write_access(user, other_user):
     cube = Cube.objects.create(id="team", name="Team", owner=other_user)
-    with pytest.raises(Exception) as not_member:
+    with pytest.raises(NotFound) as not_member:
         memory_store(actor=user, content="hello", cube_id="team")
     assert "not found" in str(not_member.value)
     CubeMembership.objects.create(cube=cube, user=user, role="reader")
