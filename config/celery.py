@@ -2,11 +2,16 @@ import logging
 import os
 
 from celery import Celery, bootsteps
+from kombu.transport import TRANSPORT_ALIASES
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 logger = logging.getLogger(__name__)
+
+# kombu's SQLAlchemy transport never redelivers a message whose worker died; Engram's does (apps/core/broker.py).
+# Every sqla+... URL of every process (web, worker, commands, /healthz) gets it, as Django imports this module.
+TRANSPORT_ALIASES["sqla"] = TRANSPORT_ALIASES["sqlalchemy"] = "apps.core.broker:Transport"
 
 app = Celery("engram")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -1,10 +1,31 @@
-"""Celery tasks of the memory core: thin wrappers that call services."""
+"""Celery tasks of the memory core: thin wrappers that call services.
+
+A task may run more than once (a worker killed under it: the broker delivers it again, docs/guarantees.md),
+so each one is idempotent: it sets state from the data, never adds to it.
+"""
+import logging
+
 from celery import shared_task
 
-from apps.memories.services import memory_decay
+from apps.accounts.models import User
+from apps.core.exceptions import DomainError
+from apps.memories.services import memory_decay, memory_reembed
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="apps.memories.tasks.decay_memories")
 def decay_memories() -> int:
-    """Periodic (see CELERY_BEAT_SCHEDULE): bring every memory's strength up to date."""
+    """Periodic (see CELERY_BEAT_SCHEDULE): bring every memory's strength up to date. Each run decays from the
+    memory's last update point, so a second run of the same work changes nothing more."""
     return memory_decay()
+
+
+@shared_task(name="apps.memories.tasks.reembed_memory")
+def reembed_memory(memory_id: str, actor_id: int) -> None:
+    """Recompute a memory's vectors and links as ``actor`` (after a model change, or for many memories at once).
+    It replaces both in one transaction, so running it twice leaves what running it once does."""
+    try:
+        memory_reembed(actor=User.objects.get(pk=actor_id), memory_id=memory_id)
+    except (DomainError, User.DoesNotExist) as exc:  # deleted, or no longer the actor's: nothing to do, ever
+        logger.info("Not re-embedding memory %s: %s", memory_id, exc)

@@ -146,13 +146,20 @@ def _sqlalchemy_broker_url(database: dict) -> str:
 
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL or _sqlalchemy_broker_url(DATABASES["default"]))
 CELERY_TASK_IGNORE_RESULT = True
+# Nothing a worker took is lost when it dies (docs/guarantees.md): a task is acked after it ran, a pool process
+# killed under a task puts it back, and a worker takes one message at a time, so a dead one held just one.
+# Every task is idempotent, since any of them may run again.
 CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A message taken and not acked within this many seconds is delivered again: the worker that took it died
+# (Redis's transport option; on the SQL broker, apps/core/broker.py's). Longer than any task runs.
+ENGRAM_BROKER_VISIBILITY_TIMEOUT = env_int("ENGRAM_BROKER_VISIBILITY_TIMEOUT", 3600)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": ENGRAM_BROKER_VISIBILITY_TIMEOUT}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# kombu's SQLAlchemy transport hands its transport options to create_engine(), so none go here;
-# it polls the queue table once a second.
+# The SQL broker (apps/core/broker.py, over kombu's SQLAlchemy transport) polls its table once a second.
 CELERY_TASK_ALWAYS_EAGER = False
 ENGRAM_DECAY_INTERVAL_SECONDS = env_int("ENGRAM_DECAY_INTERVAL_SECONDS", 3600)
 # Every worker writes a heartbeat row this often (config/celery.py); /healthz reports "worker" failed when
