@@ -61,6 +61,10 @@ def test_schema_lists_every_operation_with_bearer_security_and_error_envelope(cl
     store = schema["components"]["schemas"]["MemoryStoreRequest"]
     assert store["required"] == ["content"]
     assert store["properties"]["importance"]["maximum"] == 1
+    # What StrictSerializer refuses is not valid by the schema (apps/core/api/schema.py).
+    assert store["additionalProperties"] is False
+    assert schema["components"]["schemas"]["PatchedMemoryUpdateRequest"]["minProperties"] == 1
+    assert schema["components"]["schemas"]["MemoryQueryRequest"]["properties"]["sectors"]["minItems"] == 1
 
 
 def test_swagger_ui_is_served_without_a_cdn(client):

@@ -15,6 +15,7 @@ from apps.core.limits import CELL_POSITION, DECOMPOSE_DEPTH, PARALLEL_TIMEOUT_MS
 from apps.reasoning.analysis.frameworks import FRAMEWORKS
 from apps.reasoning.analysis.think import MODES
 from apps.reasoning.models import Cell, Notebook, Thought, ThoughtSession
+from apps.reasoning.notebook_templates import TEMPLATES
 
 MAX_TITLE_CHARS = 300
 MAX_TAG_CHARS = 100
@@ -108,7 +109,9 @@ class ChainVerificationSerializer(serializers.Serializer):
 class NotebookCreateSerializer(StrictSerializer):
     title = JSONCharField(max_length=MAX_TITLE_CHARS)
     language = serializers.ChoiceField(choices=Notebook.Language.choices, default=Notebook.Language.JAVASCRIPT)
-    template = JSONCharField(required=False, max_length=100, help_text="A template's name (see the README).")
+    template = serializers.ChoiceField(
+        choices=list(TEMPLATES), required=False, allow_blank=True, help_text="Starting cells from a template.",
+        error_messages={"invalid_choice": f"Unknown template '{{input}}'; the templates are: {', '.join(TEMPLATES)}."})
 
 
 class NotebookLoadSerializer(StrictSerializer):
