@@ -35,7 +35,7 @@ from apps.mcp.auth import READ, acting_user, current_caller
 from apps.mcp.errors import tool_failure
 from apps.mcp.models import McpClientSession
 from apps.mcp.profile import Profile, PromptSpec, ResourceSpec, ToolSpec
-from apps.mcp.schema import advertised_schema, argument_naming
+from apps.mcp.schema import advertised_schema, argument_naming, refuse_unstorable_text
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +65,7 @@ async def run_tool(profile: Profile, spec: ToolSpec, arguments: dict[str, Any]) 
         caller.require_scope(spec.scope)
         # Every tool call of every profile spends the caller's platform budget, shared with REST.
         await arate_limit_check(user_id=caller.user.pk)
+        refuse_unstorable_text(arguments)
         params = spec.input_model.model_validate(arguments)
         named = getattr(params, spec.acts_for_field) if spec.acts_for_field else None
         # An optional user field left out (MemGOS's user_id) means the token's own user.

@@ -163,7 +163,7 @@ BAD_ARGUMENTS = [
      "dateRange.start is after dateRange.end"),
     ("retrieve_memories", {"metadata": {"tags": "settings"}}, "Invalid metadata.tags"),
     ("retrieve_memories", {"sectors": []}, "sectors cannot be empty"),
-    ("store_memory", {"content": "a\x00b", "sessionId": "s", "primarySector": "semantic"}, "Content cannot contain NUL"),
+    ("store_memory", {"content": "a\x00b", "sessionId": "s", "primarySector": "semantic"}, "content cannot contain NUL"),
     ("store_memory", {"content": 42, "sessionId": "s", "primarySector": "semantic"}, "Invalid content"),
     ("store_memory", {"content": "x", "sessionId": "s", "primarySector": "semantic", "metadata": {"importance": 2}},
      "Invalid metadata.importance"),
