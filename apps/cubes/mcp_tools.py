@@ -42,7 +42,9 @@ def _memory_in_cube(*, actor: User, memory_id: str, cube_id: str) -> Memory:
     with parameters(memoryId="memory_id"):
         memory = memory_get(actor=actor, memory_id=memory_id, include_deleted=False)
     if memory.cube_id != cube_id:
-        raise NotFound(f"Memory '{memory_id}' not found in cube '{cube_id}'.", extra={"field": "memory_id"})
+        raise NotFound(f"Memory '{memory_id}' not found in cube '{cube_id}'.", extra={
+            "field": "memory_id", "suggestion": "Check memory_id and cube_id: the memory must be in that cube "
+                                                "(search_memories gives each memory with its cube_id)."})
     return memory
 
 

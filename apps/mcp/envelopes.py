@@ -69,6 +69,9 @@ class ThoughtMcpEnvelope:
         parts = [part for part in (solution, failure.suggestion) if part]
         if not parts:
             parts = [check_field_suggestion(failure)]
+        # The envelope has no field of its own: the suggestion names the argument at fault when nothing else does.
+        if failure.field and not any(failure.field in text for text in (failure.message, *parts)):
+            parts.append(f"The argument at fault is {failure.field}")
         return ". ".join(part.rstrip(".") for part in parts) + "."
 
 
@@ -135,8 +138,8 @@ class MemGosEnvelope:
         kind, code = self._kind(failure)
         details: dict[str, Any] = {"parameter": self._parameter(failure)} if failure.field else {}
         details.update(failure.extra)
-        if failure.suggestion:
-            details["suggestion"] = failure.suggestion
+        # Every failure says what to do about it; the seed's details object is free-form.
+        details["suggestion"] = failure.suggestion or check_field_suggestion(failure)
         error = {"type": kind, "message": self._message(failure, code), "code": code, "details": details,
                  "timestamp": iso_timestamp(datetime.now(timezone.utc))}
         return tool_result({"success": False, "error": error}, is_error=True)

@@ -6,6 +6,7 @@ it has one); argument validation errors are phrased here, naming the field at fa
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field as dataclass_field
@@ -18,6 +19,11 @@ from apps.core.exceptions import DomainError, database_unavailable
 MISSING_PARAMETER = "Missing required parameter"
 UNKNOWN_PARAMETER = "Unknown parameter"
 INTERNAL_ERROR = "Internal server error"
+# Messages quote what the caller sent; a value of thousands of characters is quoted by its start, so that the
+# message stays readable (and a 100k-character argument is not sent back twice, as text and structured content).
+QUOTED_CHARS = 80
+MESSAGE_CHARS = 1000
+_LONG_QUOTE = re.compile("'([^']{%d})[^']+'" % QUOTED_CHARS)
 
 
 @dataclass(frozen=True)
@@ -39,13 +45,19 @@ def tool_failure(exc: Exception, *, naming: str = "camelCase") -> ToolFailure:
         exc = database_unavailable()
     if isinstance(exc, DomainError):
         extra = {key: value for key, value in exc.extra.items() if key not in ("field", "suggestion")}
-        return ToolFailure(message=exc.message, code=exc.code, field=exc.extra.get("field"),
-                           suggestion=exc.extra.get("suggestion"), extra=extra, kind=type(exc).code)
+        suggestion = exc.extra.get("suggestion")
+        return ToolFailure(message=_readable(exc.message), code=exc.code, field=exc.extra.get("field"),
+                           suggestion=_readable(suggestion) if suggestion else None, extra=extra, kind=type(exc).code)
     if isinstance(exc, ValidationError):
         return _argument_failure(exc, naming)
     # Whatever went wrong stays in the server log: a client never sees internals.
     return ToolFailure(message=INTERNAL_ERROR, code="internal_error",
                        suggestion="Try again; if it keeps failing, tell the Engram operator.")
+
+
+def _readable(message: str) -> str:
+    message = _LONG_QUOTE.sub(lambda match: f"'{match.group(1)}…'", message)
+    return message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + "…"
 
 
 def _argument_failure(exc: ValidationError, naming: str) -> ToolFailure:
