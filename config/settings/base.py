@@ -215,7 +215,7 @@ REST_FRAMEWORK = {
         "rest_framework.permissions.IsAuthenticated",
         "apps.accounts.permissions.TokenScopePermission",
     ],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "apps.core.api.schema.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "apps.core.api.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 20,
     "EXCEPTION_HANDLER": "apps.core.api.errors.exception_handler",

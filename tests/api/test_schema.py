@@ -65,6 +65,7 @@ def test_schema_lists_every_operation_with_bearer_security_and_error_envelope(cl
     assert store["additionalProperties"] is False
     assert schema["components"]["schemas"]["PatchedMemoryUpdateRequest"]["minProperties"] == 1
     assert schema["components"]["schemas"]["MemoryQueryRequest"]["properties"]["sectors"]["minItems"] == 1
+    assert schema["paths"]["/api/v1/memories/{memory_id}/"]["patch"]["requestBody"]["required"] is True
 
 
 def test_swagger_ui_is_served_without_a_cdn(client):

@@ -1,10 +1,11 @@
-"""How the shared serializer building blocks read in OpenAPI (drf-spectacular finds these once this module is
-imported, which CoreConfig.ready does).
+"""How the shared serializer building blocks read in OpenAPI (drf-spectacular finds the extension once this
+module is imported, which CoreConfig.ready does; REST_FRAMEWORK's DEFAULT_SCHEMA_CLASS names the AutoSchema).
 
 A body the server would refuse must not be valid by the schema: StrictSerializer refuses keys it does not
 declare (additionalProperties: false), a PATCH body that changes nothing (minProperties: 1) and an empty list
 where a list must not be empty (minItems: 1; DRF's allow_empty=False is not in drf-spectacular's mapping).
 """
+from drf_spectacular import openapi
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from rest_framework import serializers
 
@@ -25,3 +26,13 @@ class StrictSerializerSchema(OpenApiSerializerExtension):
                 if isinstance(field, serializers.ListField) and not field.allow_empty and name in schema["properties"]:
                     schema["properties"][name].setdefault("minItems", 1)
         return schema
+
+
+class AutoSchema(openapi.AutoSchema):
+    """drf-spectacular's, except that a PATCH body that must change something is a required body: sending none
+    is refused like sending {}."""
+
+    def _get_request_for_media_type(self, serializer, direction="request"):
+        schema, required = super()._get_request_for_media_type(serializer, direction)
+        cls = serializer if isinstance(serializer, type) else type(serializer)
+        return schema, required or issubclass(cls, AtLeastOneFieldMixin)
