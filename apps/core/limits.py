@@ -36,8 +36,12 @@ class Range:
         return int(value)
 
     def drf(self) -> dict:
-        """Keyword arguments for a DRF IntegerField (and so the OpenAPI minimum/maximum)."""
-        return {"min_value": self.low, "max_value": self.high}
+        """Keyword arguments for a DRF IntegerField (and so the OpenAPI minimum/maximum), whose messages then give
+        the range too ("A valid integer is required." did not say which)."""
+        message = f"Use a whole number {self}."
+        return {"min_value": self.low, "max_value": self.high,
+                "error_messages": {"invalid": message, "min_value": message, "max_value": message,
+                                   "max_string_length": message}}
 
     def schema(self) -> dict:
         """Keyword arguments for a pydantic Field (and so the MCP inputSchema's minimum/maximum)."""

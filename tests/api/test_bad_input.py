@@ -169,3 +169,27 @@ def test_restore_refuses_a_body(api, user, store):
 def test_links_refuse_a_bad_direction(api, user, store):
     memory = store(user, "A lonely memory")
     assert_error(api.get(memory_url(memory, "links"), {"direction": "sideways"}), 400, field="direction")
+
+
+HUGE = 2**63 - 1  # PostgreSQL's bigint at its end: it overflowed as an OFFSET before OFFSET bounded it
+PAGED_LISTS = ["/api/v1/memories/", "/api/v1/tokens/", "/api/v1/cubes/", "/api/v1/projects/", "/api/v1/decisions/",
+               "/api/v1/chat/sessions/", "/api/v1/reasoning/sessions/", "/api/v1/reasoning/notebooks/"]
+
+
+@pytest.mark.parametrize("url", QUERY_URLS)
+@pytest.mark.parametrize("offset", [10_001, HUGE, HUGE + 1, 1e308])
+def test_a_huge_offset_is_refused_by_name(api, url, offset):
+    error = assert_error(api.post(url, {"text": "anything", "offset": offset}, format="json"), 400, field="offset")
+    assert "from 0 to 10000" in error["message"]
+
+
+@pytest.mark.parametrize("url", PAGED_LISTS)
+@pytest.mark.parametrize("params, field", [({"offset": HUGE}, "offset"), ({"offset": 10_001}, "offset"),
+                                           ({"limit": HUGE}, "limit")])
+def test_every_paged_list_refuses_a_huge_page(api, url, params, field):
+    assert_error(api.get(url, params), 400, code="invalid_input", field=field)
+
+
+def test_chat_history_refuses_a_huge_offset(api):
+    session_id = api.post("/api/v1/chat/", {"query": "anything"}, format="json").json()["session_id"]
+    assert_error(api.get(f"/api/v1/chat/sessions/{session_id}/", {"offset": HUGE}), 400, field="offset")
