@@ -23,7 +23,8 @@ class SeedModel(BaseModel):
     """Base of every tool input model: camelCase names on the wire, strict JSON types, unknown
     fields refused (a misspelt optional argument must not be silently ignored)."""
 
-    model_config = ConfigDict(strict=True, extra="forbid", alias_generator=to_camel, frozen=True)
+    # NaN and infinity are no number a caller means (and compare false with every bound): refused as not finite.
+    model_config = ConfigDict(strict=True, extra="forbid", alias_generator=to_camel, frozen=True, allow_inf_nan=False)
 
 
 class SnakeCaseSeedModel(SeedModel):
