@@ -1,8 +1,14 @@
 """Every failure of the REST API, including Django's own 404 and 500, comes in the one envelope."""
+import json
+from io import BytesIO
+from urllib.parse import unquote
+
 import pytest
+from django.core.handlers.asgi import ASGIRequest
 from django.test import RequestFactory
 
 from apps.core.api.errors import server_error_view
+from apps.core.middleware import EncodedSlashIsNotFoundMiddleware
 from tests.api.envelope import assert_error
 
 pytestmark = pytest.mark.django_db
@@ -75,3 +81,25 @@ def test_a_database_that_does_not_answer_is_a_503_with_retry_after(anonymous, ma
     error = assert_error(response, 503, code="database_unavailable")
     assert "Retry in 5 seconds" in error["message"]
     assert response["Retry-After"] == "5"
+
+
+def encoded_slash_middleware_answer(request):
+    return EncodedSlashIsNotFoundMiddleware(lambda request: "routed")(request)
+
+
+@pytest.mark.parametrize("raw", ["/api/v1/reasoning/sessions/a%2Frestore/", "/api/v1/cubes/x%2frestore/"])
+def test_an_encoded_slash_in_an_api_path_is_a_404_not_another_endpoint(raw):
+    """Servers decode %2F before Django routes: DELETE .../sessions/a%2Frestore/ reached restore/ and was a 405."""
+    wsgi = RequestFactory().delete(unquote(raw), REQUEST_URI=raw + "?q=a%2Fb")
+    scope = {"type": "http", "method": "DELETE", "path": unquote(raw), "raw_path": raw.encode(), "query_string": b"",
+             "headers": [], "root_path": ""}
+    for request in (wsgi, ASGIRequest(scope, BytesIO())):
+        response = encoded_slash_middleware_answer(request)
+        assert response.status_code == 404
+        assert json.loads(response.content)["error"]["code"] == "not_found"
+
+
+def test_an_encoded_slash_in_the_query_or_outside_the_api_is_routed():
+    assert encoded_slash_middleware_answer(
+        RequestFactory().get("/api/v1/memories/", REQUEST_URI="/api/v1/memories/?cube=a%2Fb")) == "routed"
+    assert encoded_slash_middleware_answer(RequestFactory().get("/a/b/", REQUEST_URI="/a%2Fb/")) == "routed"
