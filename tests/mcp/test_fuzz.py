@@ -7,6 +7,8 @@ characters, deep nesting, unknown fields and another user's ids. Each call must 
 tool result or in a tool error of the profile's envelope that says what to fix (and, when only the mutated field
 is wrong, names it); never in a protocol or transport error, an internal error or a traceback. Bob's data must be
 exactly as it was after alice's run. Drawing is derandomized and bounded, so a run is the same on every machine.
+Over real HTTP, the mutations a transport sees differently (escapes, size, depth) and bodies no SDK client would
+send (100k-deep nesting, a NaN literal, a lone surrogate escape, broken JSON, 5 MB) never get a 5xx.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from datetime import timezone
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from channels.db import database_sync_to_async
 from django.apps import apps as django_apps
@@ -30,13 +33,13 @@ from hypothesis import strategies as st
 from apps.mcp.profiles import PROFILES
 from apps.mcp.profiles.thoughtbox import MENTAL_MODEL_OPERATIONS, NOTEBOOK_OPERATIONS
 from apps.mcp.schema import advertised_schema
-from tests.mcp.support import in_process
+from tests.mcp.support import in_process, over_http
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(600)]
 
 # A hang guard, not a speed requirement: a call that has not answered by then never will.
 CALL_SECONDS = 10
-VALID_EXAMPLES = 3
+VALID_EXAMPLES = 5
 # An error is read by a person or a model: it may quote the input, not repeat 100k characters of it.
 MAX_ERROR_CHARS = 2000
 # How many bad answers a failure lists (ENGRAM_FUZZ_SHOWN=2000 to see them all while fixing).
@@ -52,6 +55,13 @@ CONTROL_STRINGS = ("dark\x00mode", "\x01\x07\x08\x1b[31m\t\r\n\x7f\x85\u2028\u20
 HUGE_NUMBERS = (2**63, -(2**63) - 1, 10**30, 1e308, -1, math.nan, math.inf, 0.5)
 WRONG_TYPES = {str: 12345, int: "12", float: "0.5", bool: "true", list: {"0": TEXT}, dict: [TEXT]}
 INTERNAL = re.compile(r"internal server error|internal error|internal_error|traceback|File \"/", re.I)
+
+
+@pytest.fixture(autouse=True)
+def no_language_model(settings):
+    """The reasoning tools and chat answer without a language model endpoint, even on a machine that has one: the
+    fuzzer is about Engram's answers, and a model's latency would turn the hang guard into a speed test."""
+    settings.ENGRAM_LLM_BASE_URL = ""
 
 
 # The JSON Schema keywords of the tools' inputSchemas. hypothesis-jsonschema 0.23.1 (its latest) cannot draw an
@@ -457,3 +467,71 @@ async def test_every_tool_survives_the_fuzzer(profile, user, other_user, alice_t
     # A fuzzer that only ever bounced off validation would prove little: every tool did its work at least once.
     assert set(accepted) == set(fuzzed), f"never answered with a result: {set(fuzzed) - set(accepted)}"
     assert await rows_of(other_user) == bob_before, "alice's calls changed bob's data"
+
+
+# Over real HTTP (uvicorn serving config.asgi): the same mutations where a transport could break first, and
+# bodies no SDK client would send. Nothing answers 500, nothing hangs, nothing carries a traceback.
+
+RAW_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "0"}}}
+
+
+def transport_mutations(base: dict):
+    """The mutations a transport sees differently from an in-process call: escapes, size and depth on the wire."""
+    yield "deep_nesting", ("deeplyNested",), {**base, "deeplyNested": nested(DEPTH)}
+    for path, value in paths(base):
+        if isinstance(value, str):
+            yield "long_string", path, replaced(base, path, LONG_STRINGS[1])
+            # The SDK's HTTP client cannot encode a lone surrogate; RAW_BODIES sends one as a JSON escape.
+            for text in (text.replace("\ud800", "") for text in CONTROL_STRINGS):
+                yield "control_chars", path, replaced(base, path, text)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            for number in (2**63, 1e308, math.nan):
+                yield "huge_number", path, replaced(base, path, number)
+
+
+@pytest.mark.parametrize("profile", list(PROFILES))
+async def test_every_tool_over_http_survives_the_worst_inputs(profile, live_url, user, alice_token):
+    failures: list[str] = []
+    async with over_http(f"{live_url}/mcp/{profile}/", alice_token) as client:
+        tools = (await client.list_tools()).tools
+        for tool in sorted(tools, key=ending_last):
+            base = grounded(typical(tool.input_schema), {"userid": user.username}, tool.name)
+            for kind, path, arguments in transport_mutations(base):
+                trouble, _ = await fuzz_call(client, tool.name, arguments, names_field=None)
+                if trouble:
+                    failures.append(f"{profile}.{tool.name} [{kind} {'.'.join(map(str, path))}] over HTTP: {trouble}")
+    assert not failures, f"{len(failures)} bad answers:\n" + "\n".join(failures[:MAX_SHOWN])
+
+
+def _deep_body(depth: int) -> str:
+    arguments = '{"userId": "alice", "metadata": ' + "[" * depth + "]" * depth + "}"
+    return '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "retrieve_memories", ' \
+           '"arguments": ' + arguments + "}}"
+
+
+RAW_BODIES = {
+    "nesting 100k deep": _deep_body(100_000),
+    "a NaN literal": '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "retrieve_memories", '
+                     '"arguments": {"userId": "alice", "offset": NaN}}}',
+    "a lone surrogate escape": '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": '
+                               '"retrieve_memories", "arguments": {"userId": "alice", "text": "\\ud800"}}}',
+    "broken JSON": '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": ',
+    "a 5 MB string": '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "retrieve_memories", '
+                     '"arguments": {"userId": "alice", "text": "' + "x" * 5_000_000 + '"}}}',
+}
+
+
+@pytest.mark.parametrize("body", list(RAW_BODIES))
+async def test_bodies_no_client_would_send_get_no_server_error(live_url, alice_token, body):
+    url = f"{live_url}/mcp/thoughtmcp/"
+    headers = {**RAW_HEADERS, "Authorization": f"Bearer {alice_token}", "MCP-Protocol-Version": "2025-06-18"}
+    async with httpx2.AsyncClient(timeout=CALL_SECONDS) as http:
+        opened = await http.post(url, json=INITIALIZE, headers=headers)
+        assert opened.status_code == 200, opened.text
+        if opened.headers.get("mcp-session-id"):
+            headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        response = await http.post(url, content=RAW_BODIES[body].encode(), headers=headers)
+    assert response.status_code < 500, (response.status_code, response.text[:500])
+    assert not INTERNAL.search(response.text), response.text[:500]
