@@ -3,6 +3,7 @@ import re
 
 import pytest
 import yaml
+from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.core.management import call_command
 
@@ -63,6 +64,8 @@ def test_schema_lists_every_operation_with_bearer_security_and_error_envelope(cl
     assert store["properties"]["importance"]["maximum"] == 1
     # What StrictSerializer refuses is not valid by the schema (apps/core/api/schema.py).
     assert store["additionalProperties"] is False
+    assert store["properties"]["content"]["pattern"] == "^[^\\x00]*$"  # DRF's CharField refuses NUL
+    assert store["properties"]["content"]["maxLength"] == settings.ENGRAM_MAX_CONTENT_CHARS
     assert schema["components"]["schemas"]["PatchedMemoryUpdateRequest"]["minProperties"] == 1
     assert schema["components"]["schemas"]["MemoryQueryRequest"]["properties"]["sectors"]["minItems"] == 1
     assert schema["paths"]["/api/v1/memories/{memory_id}/"]["patch"]["requestBody"]["required"] is True

@@ -3,13 +3,26 @@ module is imported, which CoreConfig.ready does; REST_FRAMEWORK's DEFAULT_SCHEMA
 
 A body the server would refuse must not be valid by the schema: StrictSerializer refuses keys it does not
 declare (additionalProperties: false), a PATCH body that changes nothing (minProperties: 1) and an empty list
-where a list must not be empty (minItems: 1; DRF's allow_empty=False is not in drf-spectacular's mapping).
+where a list must not be empty (minItems: 1; DRF's allow_empty=False is not in drf-spectacular's mapping), and
+DRF's CharField refuses NUL characters, which a plain {"type": "string"} allows (a pattern says so).
 """
 from drf_spectacular import openapi
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from rest_framework import serializers
 
 from apps.core.api.serializers import AtLeastOneFieldMixin
+
+NO_NUL = "^[^\\x00]*$"
+
+
+def refuse_nul(schema: dict) -> None:
+    """Give every free-text string of a request schema (no enum, format or pattern of its own) the NUL-free
+    pattern, in its properties and list items too."""
+    if schema.get("type") == "string" and not {"enum", "format", "pattern"} & set(schema):
+        schema["pattern"] = NO_NUL
+    for child in (*schema.get("properties", {}).values(), schema.get("items")):
+        if isinstance(child, dict):
+            refuse_nul(child)
 
 
 class StrictSerializerSchema(OpenApiSerializerExtension):
@@ -25,6 +38,7 @@ class StrictSerializerSchema(OpenApiSerializerExtension):
             for name, field in self.target.fields.items():
                 if isinstance(field, serializers.ListField) and not field.allow_empty and name in schema["properties"]:
                     schema["properties"][name].setdefault("minItems", 1)
+            refuse_nul(schema)
         return schema
 
 

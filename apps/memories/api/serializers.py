@@ -17,6 +17,11 @@ from apps.memories.validation import MAX_LABEL_CHARS, MAX_LIST_ITEMS
 
 SECTOR_HELP = f"One of {', '.join(SECTORS)}."
 CONTENT_HELP = f"The memory's text: not empty, at most {settings.ENGRAM_MAX_CONTENT_CHARS} characters."
+# Blank and too-long content are judged by the service (apps/memories/validation.py), whose messages name the
+# setting; max_length puts the same bound in the schema.
+CONTENT_LENGTH = {"allow_blank": True, "trim_whitespace": False, "max_length": settings.ENGRAM_MAX_CONTENT_CHARS,
+                  "error_messages": {"max_length": "Content is longer than {max_length} characters, this server's "
+                                                   "ENGRAM_MAX_CONTENT_CHARS: shorten it or split it into memories."}}
 SCORE_FIELDS = ["score", "relevance", "dense", "lexical", "recency", "link_weight"]
 SEARCH_HIT_FIELDS = [*SCORE_FIELDS, "highlight", "matched_terms"]
 
@@ -146,7 +151,7 @@ class SearchResponseSerializer(RetrieveResponseSerializer):
 class MemoryFieldsSerializer(StrictSerializer):
     """The fields that storing and updating share."""
 
-    content = JSONCharField(required=False, allow_blank=True, trim_whitespace=False, help_text=CONTENT_HELP)
+    content = JSONCharField(required=False, **CONTENT_LENGTH, help_text=CONTENT_HELP)
     primary_sector = SectorField(required=False)
     keywords = label_list_field("Keywords; extracted from the content when left out.")
     tags = label_list_field("Tags.")
@@ -157,7 +162,7 @@ class MemoryFieldsSerializer(StrictSerializer):
 
 
 class MemoryStoreSerializer(MemoryFieldsSerializer):
-    content = JSONCharField(allow_blank=True, trim_whitespace=False, help_text=CONTENT_HELP)
+    content = JSONCharField(**CONTENT_LENGTH, help_text=CONTENT_HELP)
     primary_sector = SectorField(default="semantic")
     cube = CubeIdField(required=False, help_text="A cube you may write to; your personal cube when left out.")
     session_id = JSONCharField(max_length=MAX_ID_CHARS, required=False, allow_blank=True)
