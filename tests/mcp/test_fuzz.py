@@ -39,7 +39,8 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(600)]
 
 # A hang guard, not a speed requirement: a call that has not answered by then never will.
 CALL_SECONDS = 10
-VALID_EXAMPLES = 5
+# Argument sets drawn per tool (ENGRAM_FUZZ_EXAMPLES=50 for a longer hunt; CI keeps the default).
+VALID_EXAMPLES = int(os.environ.get("ENGRAM_FUZZ_EXAMPLES", 5))
 # An error is read by a person or a model: it may quote the input, not repeat 100k characters of it.
 MAX_ERROR_CHARS = 2000
 # How many bad answers a failure lists (ENGRAM_FUZZ_SHOWN=2000 to see them all while fixing).
