@@ -14,6 +14,7 @@ from django.utils import timezone
 from apps.chat.models import ChatMessage, ChatSession
 from apps.cubes.models import Cube, CubeMembership
 from apps.memories.services import memory_store_many
+from apps.projects.services.entities import issue_add
 from apps.projects.services.projects import project_create
 from apps.reasoning.services.notebooks import notebook_create
 from apps.reasoning.services.thoughts import thought_add
@@ -81,6 +82,25 @@ def test_memory_list_page(alice, user, django_assert_max_num_queries):
     store_batch(user, 0, 1)
     flat(lambda: alice.get("/memories/"), lambda start, count: store_batch(user, start, count),
          _uuid_links("/memories/"), django_assert_max_num_queries, shown_at_fifty=25)
+
+
+def test_home_page(alice, user, django_assert_max_num_queries):
+    store_batch(user, 0, 1)
+    # The home page shows the 10 most recent memories and the counts.
+    flat(lambda: alice.get("/"), lambda start, count: store_batch(user, start, count),
+         _uuid_links("/memories/"), django_assert_max_num_queries, shown_at_fifty=10)
+
+
+def test_project_page_with_its_issues(alice, user, django_assert_max_num_queries):
+    project = project_create(actor=user, name="Harbour")
+
+    def grow(start, count):
+        for n in range(start, start + count):
+            issue_add(actor=user, project_id=project.pk, title=f"Buoy {n} drifts", description=f"Buoy {n} moved")
+
+    grow(0, 1)
+    flat(lambda: alice.get(f"/projects/{project.pk}/"), grow, _uuid_links("/projects/issues/"),
+         django_assert_max_num_queries)
 
 
 def test_search_page(alice, user, django_assert_max_num_queries):
