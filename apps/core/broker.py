@@ -70,9 +70,14 @@ class Channel(kombu_sqlalchemy.Channel):
         finally:
             self.session.commit()
 
+    @property
+    def _table(self) -> str:
+        # The mapped class's table: kombu declares one Message class per process, named by the first channel.
+        return self.message_cls.__table__.name
+
     def _make_expired_visible(self, queue_id: int) -> None:
         self.session.execute(
-            text(f"UPDATE {self.message_tablename} SET visible = true, version = version + 1 "
+            text(f"UPDATE {self._table} SET visible = true, version = version + 1 "
                  "WHERE queue_id = :queue AND visible = false "
                  "AND timestamp < timezone('UTC', now()) - make_interval(secs => :timeout)"),
             {"queue": queue_id, "timeout": self.visibility_timeout},
@@ -91,13 +96,13 @@ class Channel(kombu_sqlalchemy.Channel):
         row_id = self._row_ids.pop(message.delivery_tag, None)
         if row_id is None:  # not taken by this channel: kombu's own way, a copy
             return super()._restore(message)
-        self._run(f"UPDATE {self.message_tablename} SET visible = true, version = version + 1 WHERE id = :id",
+        self._run(f"UPDATE {self._table} SET visible = true, version = version + 1 WHERE id = :id",
                   row_id)
 
     def _delete(self, delivery_tag) -> None:
         row_id = self._row_ids.pop(delivery_tag, None)
         if row_id is not None:
-            self._run(f"DELETE FROM {self.message_tablename} WHERE id = :id", row_id)
+            self._run(f"DELETE FROM {self._table} WHERE id = :id", row_id)
 
     def _run(self, statement: str, row_id: int) -> None:
         try:

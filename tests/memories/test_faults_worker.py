@@ -106,9 +106,10 @@ def relinked(memory) -> int:
 
 
 def broker_messages() -> list[bool]:
-    """The visible flag of every message row left in the broker's table (an ack deletes the row)."""
+    """The visible flag of every message left in the broker's celery queue (an ack deletes the row)."""
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT visible FROM {MESSAGES}")
+        cursor.execute(f"SELECT m.visible FROM {MESSAGES} m JOIN engram_broker_queue q ON q.id = m.queue_id "
+                       "WHERE q.name = 'celery'")
         return [row[0] for row in cursor.fetchall()]
 
 
