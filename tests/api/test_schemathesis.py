@@ -22,7 +22,7 @@ from schemathesis.specs.openapi.checks import (
 from apps.projects.models import Project
 from tests.projects.test_api import make_episode
 
-MAX_EXAMPLES = 12
+MAX_EXAMPLES = 10
 # The operations of the schema: a new endpoint changes this count, and so cannot skip the fuzzer unnoticed.
 OPERATION_COUNT = 98
 
