@@ -1,8 +1,10 @@
 """Input rules that services of several apps share, so that every edge words the same mistake the same way."""
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterable
+from typing import Any
 
 from apps.core.exceptions import InvalidInput, NotFound
 
@@ -53,3 +55,30 @@ def parse_uuid(value, *, field: str, label: str, code: str) -> uuid.UUID:
         return uuid.UUID(str(value)) if not isinstance(value, uuid.UUID) else value
     except (TypeError, ValueError, AttributeError):
         raise NotFound(f"{label} {value!r} not found.", code=code, extra={"field": field}) from None
+
+
+# Characters no text of Engram's can hold: PostgreSQL's text and JSON refuse NUL (\u0000), and an unpaired UTF-16
+# surrogate (a JSON "\ud800" escape) is not Unicode, so neither UTF-8, the database nor the tokenizer can take it.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def refuse_unstorable_text(arguments: Any, path: str = "") -> None:
+    """InvalidInput naming the first argument (at any depth, keys of open objects too) whose text holds a character
+    that no service could store or compare, so that it never reaches SQL, a file or the embedding model."""
+    if isinstance(arguments, str):
+        found = _UNSTORABLE.search(arguments)
+        if found:
+            what = "NUL bytes (\\u0000)" if found.group() == "\x00" else \
+                f"unpaired surrogates (\\u{ord(found.group()):04x}), which are not Unicode text"
+            raise InvalidInput(f"{path} cannot contain {what}: remove them (the first is at position "
+                               f"{found.start()}).", field=path)
+    elif isinstance(arguments, dict):
+        for key, value in arguments.items():
+            name = f"{path}.{key}" if path else str(key)
+            if isinstance(key, str) and _UNSTORABLE.search(key):
+                raise InvalidInput(f"{path or 'The arguments'} has a key with a NUL character or an unpaired "
+                                   f"surrogate: remove it.", field=path or None)
+            refuse_unstorable_text(value, name)
+    elif isinstance(arguments, list):
+        for index, value in enumerate(arguments):
+            refuse_unstorable_text(value, f"{path}[{index}]")

@@ -30,12 +30,13 @@ from pydantic import ConfigDict, ValidationError
 from apps.accounts.models import User
 from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied
 from apps.core.ratelimit import arate_limit_check
+from apps.core.validation import refuse_unstorable_text
 from apps.cubes.validation import is_cube_id
 from apps.mcp.auth import READ, acting_user, current_caller
 from apps.mcp.errors import tool_failure
 from apps.mcp.models import McpClientSession
 from apps.mcp.profile import Profile, PromptSpec, ResourceSpec, ToolSpec
-from apps.mcp.schema import advertised_schema, argument_naming, refuse_unstorable_text
+from apps.mcp.schema import advertised_schema, argument_naming
 
 logger = logging.getLogger(__name__)
 

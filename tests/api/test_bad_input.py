@@ -39,8 +39,8 @@ VALID = {"content": "A perfectly good memory"}
     ({**VALID, "session_id": "s" * 201}, "session_id"),
     ({**VALID, "agent_id": "a\u0000b"}, "agent_id"),
     ({**VALID, "metadata": ["not", "an", "object"]}, "metadata"),
-    ({**VALID, "metadata": {"note": "NUL \u0000 in metadata"}}, "metadata"),
-    ({**VALID, "metadata": {"nested": [{"k\u0000": 1}]}}, "metadata"),
+    ({**VALID, "metadata": {"note": "NUL \u0000 in metadata"}}, "metadata.note"),
+    ({**VALID, "metadata": {"nested": [{"k\u0000": 1}]}}, "metadata.nested[0]"),
     ({**VALID, "cube": "no spaces allowed"}, "cube"),
     ({**VALID, "cube": 7}, "cube"),
     ({**VALID, "bogus": 1}, "bogus"),
@@ -49,6 +49,17 @@ VALID = {"content": "A perfectly good memory"}
 ])
 def test_store_refuses_bad_input(api, body, field):
     assert_error(api.post(LIST_URL, body, format="json"), 400, code="invalid_input", field=field)
+    assert not Memory.objects.exists()
+
+
+@pytest.mark.parametrize("metadata", ['{"note": "a\\ud800b"}', '{"a\\udfff": 1}', '{"deep": [{"k": "\\u0000"}]}'])
+def test_store_refuses_metadata_that_postgresql_cannot_hold(api, metadata):
+    """An unpaired surrogate or a NUL inside metadata (DRF's DictField lets both through) never reaches the jsonb
+    INSERT, where it was a 500."""
+    body = '{"content": "ok", "primary_sector": "semantic", "metadata": %s}' % metadata
+    error = assert_error(api.generic("POST", LIST_URL, body, content_type="application/json"), 400,
+                         code="invalid_input")
+    assert error["details"]["field"].startswith("metadata"), error
     assert not Memory.objects.exists()
 
 

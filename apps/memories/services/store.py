@@ -16,6 +16,7 @@ from apps.memories.services.linking import create_links
 from apps.memories.text import extract_keywords, urgency_salience, valence_arousal
 from apps.memories.validation import MAX_LABEL_CHARS, clean_content, clean_labels, clean_sector, clean_text, clean_unit
 from apps.core.exceptions import InvalidInput
+from apps.core.validation import refuse_unstorable_text
 
 MAX_CONTEXT_CHARS = 2000
 MAX_ID_CHARS = 200
@@ -28,24 +29,13 @@ class StoreResult:
     links_created: int
 
 
-def _holds_nul(value) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
-    if isinstance(value, (list, tuple)):
-        return any(_holds_nul(item) for item in value)
-    return False
-
-
 def _clean_metadata(value) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise InvalidInput("metadata must be an object.", field="metadata")
-    # PostgreSQL's jsonb cannot hold \u0000; refuse it here rather than fail in the INSERT.
-    if _holds_nul(value):
-        raise InvalidInput("metadata cannot contain NUL bytes (\\u0000): remove them.", field="metadata")
+    # PostgreSQL's jsonb can hold neither \u0000 nor an unpaired surrogate: refused here, not in the INSERT.
+    refuse_unstorable_text(value, "metadata")
     return value
 
 
