@@ -2,6 +2,7 @@
 when a Redis server answers at TEST_REDIS_URL (the optional group `redis`, tests/optional.py). Time is passed in (``now``), so the
 windows are stepped through exactly, with no sleeping and no wall-clock assertion."""
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -137,6 +138,7 @@ def test_the_database_counter_is_one_statement_and_two_rows_per_user(settings, u
 def test_without_an_answer_from_redis_calls_are_allowed_and_a_warning_logged(settings, user, caplog):
     settings.ENGRAM_RATE_LIMIT_ENABLED = True
     settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    caplog.set_level(logging.WARNING, logger="apps.core.ratelimit")
     decision = take(user, T0)
     assert decision.allowed and not decision.enforced
     assert "Rate limits not applied: Redis at REDIS_URL did not answer" in caplog.text

@@ -1,5 +1,7 @@
 """Query embeddings come from an int8 copy of the model, traced by TorchScript: close to the full
 model's, never the same object unless switched off, and exactly what encode() would give."""
+import logging
+
 import numpy as np
 import pytest
 
@@ -58,6 +60,8 @@ def test_untraced_query_embeddings_use_encode(fresh_query_model, settings):
 def test_a_model_that_cannot_be_traced_falls_back_to_encode(fresh_query_model, settings, monkeypatch, caplog):
     import torch
 
+    caplog.set_level(logging.WARNING, logger=embeddings.__name__)  # whatever level an earlier test left the root at
+
     settings.ENGRAM_QUERY_EMBEDDING_TRACED = True
 
     def refuse(*args, **kwargs):
@@ -72,6 +76,8 @@ def test_a_model_that_cannot_be_traced_falls_back_to_encode(fresh_query_model, s
 
 def test_a_traced_model_that_embeds_differently_is_not_used(fresh_query_model, settings, monkeypatch, caplog):
     import torch
+
+    caplog.set_level(logging.WARNING, logger=embeddings.__name__)
 
     settings.ENGRAM_QUERY_EMBEDDING_TRACED = True
 
