@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from apps.core.ratelimit import recording_rate_decisions
-from apps.mcp.auth import EngramTokenVerifier
+from apps.mcp.auth import EngramTokenVerifier, TokenCheckUnavailable
 from apps.mcp.profile import Profile
 from apps.mcp.profiles import PROFILES
 from apps.mcp.server import build_server
@@ -60,9 +60,19 @@ def profile_app(profile: Profile) -> tuple[ASGIApp, StreamableHTTPSessionManager
     )
     protected = AuthenticationMiddleware(
         AuthContextMiddleware(RequireAuthMiddleware(app, required_scopes=[])),
-        backend=BearerAuthBackend(EngramTokenVerifier()),
+        backend=BearerAuthBackend(EngramTokenVerifier()), on_error=authentication_failed,
     )
     return RateLimitHeaders(protected), server.session_manager
+
+
+def authentication_failed(request, exc) -> JSONResponse:
+    """A token that could not be checked (the database is down) is a 503 saying when to retry, as REST answers."""
+    if isinstance(exc, TokenCheckUnavailable):
+        retry = exc.error.extra["retry_after"]
+        return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": exc.error.message,
+                                                                     "data": {"code": exc.error.code}}},
+                            status_code=503, headers={"Retry-After": str(retry)})
+    return AuthenticationMiddleware.default_on_error(request, exc)
 
 
 class RateLimitHeaders:

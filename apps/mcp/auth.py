@@ -13,14 +13,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from channels.db import database_sync_to_async
+from django.db import OperationalError
 from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from pydantic import ConfigDict, Field
+from starlette.authentication import AuthenticationError
 
 from apps.accounts.models import ApiToken, User, scopes_allow
 from apps.accounts.selectors import token_authenticate, user_resolve
-from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
+from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied, Unavailable, database_unavailable
 
 READ, WRITE, ADMIN = (scope.value for scope in (ApiToken.Scope.READ, ApiToken.Scope.WRITE, ApiToken.Scope.ADMIN))
 
@@ -74,7 +76,18 @@ class EngramTokenVerifier(TokenVerifier):
     """Engram API tokens (``Authorization: Bearer eng_...``) for the SDK's bearer middleware."""
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        return await database_sync_to_async(authenticate_token)(token)
+        try:
+            return await database_sync_to_async(authenticate_token)(token)
+        except OperationalError as exc:  # the token cannot be checked: the caller's fault neither way
+            raise TokenCheckUnavailable(database_unavailable()) from exc
+
+
+class TokenCheckUnavailable(AuthenticationError):
+    """The bearer token could not be checked because the database did not answer (asgi.py answers 503)."""
+
+    def __init__(self, error: Unavailable):
+        super().__init__(error.message)
+        self.error = error
 
 
 @contextmanager

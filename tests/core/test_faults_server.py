@@ -124,6 +124,12 @@ def test_database_down_mid_request_answers_503_and_a_tool_error_then_recovers_by
             assert error["code"] == "database_unavailable" and error["message"], error
         health = httpx.get(f"{engram.url}/healthz", timeout=60)
         assert health.status_code == 503 and "database" in health.json()["failed"]
+        # A new MCP request cannot even have its token checked: a 503 saying when to retry, not a 500.
+        fresh = httpx.post(f"{engram.url}/mcp/thoughtmcp/", timeout=60, json={
+            "jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            headers={"Authorization": f"Bearer {tokens['ann']}", "Accept": "application/json, text/event-stream"})
+        assert fresh.status_code == 503 and int(fresh.headers["Retry-After"]) > 0, fresh.text
+        assert fresh.json()["error"]["data"]["code"] == "database_unavailable"
     finally:
         cluster.start()
 
