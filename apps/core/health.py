@@ -174,7 +174,8 @@ def _ping_sql_broker(database_url: str) -> None:
         engine.dispose()
 
 
-# Every component's check, by name: GET /healthz runs them all, MemGOS's health_check too (timing the database's).
+# Every component's check, by name: GET /healthz runs them all (all_checks(), with the worker's), and so does
+# MemGOS's health_check (timing the database's).
 CHECKS: dict[str, Callable[[], dict]] = {
     "database": check_database,
     "pgvector": check_pgvector,

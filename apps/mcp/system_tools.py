@@ -109,7 +109,7 @@ def _checks() -> tuple[dict[str, dict], int]:
     started = time.perf_counter()
     database = health.check_database()
     database_ms = round((time.perf_counter() - started) * 1000)
-    others = {name: check() for name, check in health.CHECKS.items() if name != "database"}
+    others = {name: check() for name, check in health.all_checks().items() if name != "database"}
     return {"database": database, **others, "llm": llm.status(timeout=health.TIMEOUT_SECONDS)}, database_ms
 
 

@@ -158,6 +158,7 @@ async def test_system_tools(alice_token):
     assert health["checks"]["channel_layer"]["ok"]
     assert health["services"]["memory_system"] == "operational" and health["uptime_seconds"] >= 0
     assert health["checks"]["llm"]["configured"] is False
+    assert "worker" not in health["checks"]  # the test settings expect no worker (ENGRAM_WORKER_STALE_SECONDS=0)
     assert [tool["name"] for tool in everything["tools"]] == TOOLS and everything["total_tools"] == 16
     assert everything["categories"] == {"memory": 5, "cube": 3, "chat": 3, "user": 3, "system": 2}
     assert everything["tools"][0]["input_schema"] == SEED["search_memories"]["schema"]["inputSchema"]
@@ -434,6 +435,13 @@ async def test_without_a_token_it_is_an_authentication_error():
         error = error_of(await client.call_tool("list_cubes", {}), "authentication_error", "UNAUTHENTICATED")
     assert "Bearer" in error["message"]
     assert await database_sync_to_async(McpClientSession.objects.count)() == 0
+
+
+async def test_health_check_reports_a_worker_not_seen_as_healthz_does(alice_token, settings):
+    settings.ENGRAM_WORKER_STALE_SECONDS = 90
+    async with memgos(alice_token) as client:
+        health = (await call(client, "health_check", {}))["health"]
+    assert health["status"] == "degraded" and health["checks"]["worker"]["ok"] is False, health
 
 
 async def test_health_check_reports_an_unreachable_language_model(alice_token, settings):
