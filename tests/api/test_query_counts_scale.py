@@ -7,47 +7,20 @@ out of the way.
 from datetime import timedelta
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.chat.models import ChatMessage, ChatSession
 from apps.cubes.models import Cube, CubeMembership
-from apps.memories.services import memory_store_many
 from apps.projects.services.entities import issue_add
 from apps.projects.services.projects import project_create
 from apps.reasoning.services.notebooks import notebook_create
 from apps.reasoning.services.thoughts import thought_add
+from tests.query_counts import flat, store_batch
 
 pytestmark = pytest.mark.django_db
 
 RETRIEVE_URL = "/api/v1/memories/retrieve/"
 SEARCH_URL = "/api/v1/memories/search/"
-
-
-def store_batch(user, start: int, count: int) -> None:
-    # One model call for the batch; every memory shares "lighthouse" so search and retrieve match them all.
-    memory_store_many(actor=user, items=[
-        {"content": f"Lighthouse keeper log entry {n}: the lamp at station {n} was checked", "primary_sector": "episodic",
-         "tags": ["lighthouse"]}
-        for n in range(start, start + count)
-    ])
-
-
-def flat(request, grow, rows, django_assert_max_num_queries, shown_at_fifty: int = 50) -> None:
-    """Queries of ``request()`` at 1 item, then at 50 after ``grow(1, 49)``: the second may not exceed the first.
-    ``rows(response)`` is how many items the page shows, checked at each size so the page really grew (to
-    ``shown_at_fifty`` on a page that shows fewer at once)."""
-    request()
-    with CaptureQueriesContext(connection) as at_one:
-        response = request()
-    at_one = len(at_one)  # now: the next request resets the connection's query log
-    assert rows(response) == 1
-    grow(1, 49)
-    request()
-    with django_assert_max_num_queries(at_one):
-        response = request()
-    assert rows(response) == shown_at_fifty
 
 
 def test_rest_retrieve(api, user, django_assert_max_num_queries):

@@ -16,9 +16,9 @@ from mcp.client import Client
 from apps.mcp.auth import authenticate_token, authenticated
 from apps.mcp.profiles import PROFILES
 from apps.mcp.server import build_server
-from apps.memories.services import memory_store_many
 from apps.projects.services.entities import issue_add
 from apps.projects.services.projects import project_create
+from tests.query_counts import flat, store_batch
 
 # Tool threads hold their own transactions; a transactional test commits what they must see.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,28 +34,6 @@ def call(token: str, profile: str, tool: str, arguments: dict) -> dict:
         result = async_to_sync(run)()
     assert not result.is_error, result.content
     return json.loads(result.content[0].text)
-
-
-def store_batch(user, start: int, count: int) -> None:
-    memory_store_many(actor=user, items=[
-        {"content": f"Lighthouse keeper log entry {n}: the lamp at station {n} was checked", "primary_sector": "episodic",
-         "tags": ["lighthouse"]}
-        for n in range(start, start + count)
-    ])
-
-
-def flat(request, grow, rows, django_assert_max_num_queries, shown_at_fifty: int = 50) -> None:
-    """The tool call at 1 item, then at 50 after ``grow(1, 49)``: the second may run no more queries."""
-    request()
-    with CaptureQueriesContext(connection) as at_one:
-        data = request()
-    at_one = len(at_one)
-    assert rows(data) == 1
-    grow(1, 49)
-    request()
-    with django_assert_max_num_queries(at_one):
-        data = request()
-    assert rows(data) == shown_at_fifty
 
 
 def test_the_counter_sees_tool_queries(user, make_token):
