@@ -1,10 +1,10 @@
 """Regenerate tests/contracts/<profile>.json from the seed documents (the systems' own API references).
 
-    .venv/bin/python tests/contracts/generate.py [--seeds DIR] [--check]
+    .venv/bin/python tests/contracts/generate.py --seeds DIR [--check]
 
 The tests compare Engram's MCP profiles with these JSON files and never read the seeds, so that a fresh
-clone tests on its own. Run this when a seed changes (default DIR: ../shared/seeds beside the checkout);
---check writes nothing and exits 1 when a contract differs from what the seeds give.
+clone tests on its own. Run this when a seed changes, naming the folder that holds the seed files (nothing
+in the repo points outside it); --check writes nothing and exits 1 when a contract differs from what the seeds give.
 Each file names the seed it came from and the seed's SHA-256. Needs only the standard library.
 """
 from __future__ import annotations
@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_SEEDS = HERE.parent.parent.parent / "shared" / "seeds"
 
 
 # ThoughtMCP (seed 000): each tool's description and every JSON block under a bold heading, by heading and by
@@ -205,7 +204,7 @@ def contract_text(seeds: Path, profile: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=Path, default=DEFAULT_SEEDS, help=f"default: {DEFAULT_SEEDS}")
+    parser.add_argument("--seeds", type=Path, required=True, help="the folder of the seed documents (NNN_*.txt)")
     parser.add_argument("--check", action="store_true", help="compare only; exit 1 when a contract is stale")
     options = parser.parse_args()
     if not options.seeds.is_dir():
