@@ -86,19 +86,18 @@ def test_embedding_model_not_loadable(client, settings, monkeypatch):
     assert "no-such-embedding-model" in body["checks"]["embedding_model"]["detail"]
 
 
-def test_no_worker_seen(client, settings):
+@pytest.mark.parametrize(("stale_worker", "detail"), [
+    (False, "No Celery worker has been seen"),
+    (True, "No Celery worker seen for"),
+])
+def test_no_live_worker_seen(client, settings, stale_worker, detail):
     settings.ENGRAM_WORKER_STALE_SECONDS = 60
+    if stale_worker:
+        WorkerHeartbeat.objects.create(hostname="celery@gone", pid=4242,
+                                       last_seen=timezone.now() - timedelta(minutes=5))
     body = degraded(client, "worker")
     assert body["failed"] == ["worker"]
-    assert "No Celery worker has been seen" in body["checks"]["worker"]["detail"]
-
-
-def test_only_a_stale_worker_seen(client, settings):
-    settings.ENGRAM_WORKER_STALE_SECONDS = 60
-    WorkerHeartbeat.objects.create(hostname="celery@gone", pid=4242, last_seen=timezone.now() - timedelta(minutes=5))
-    body = degraded(client, "worker")
-    assert body["failed"] == ["worker"]
-    assert "No Celery worker seen for" in body["checks"]["worker"]["detail"]
+    assert detail in body["checks"]["worker"]["detail"]
 
 
 def test_a_fresh_worker_heartbeat_is_healthy(client, settings):
