@@ -14,6 +14,7 @@ from apps.accounts.models import User
 from apps.chat.models import ChatMessage, ChatSession
 from apps.core.exceptions import NotFound
 from apps.core.limits import HISTORY_LIMIT, OFFSET
+from apps.cubes.access import OWNER, AccessDecision
 
 MAX_SESSION_ID_CHARS = ChatSession._meta.get_field("id").max_length
 
@@ -37,6 +38,15 @@ def chat_session_get(*, actor: User, session_id, field: str = "session_id") -> C
     if session is None:
         raise NotFound(f"Chat session {session_id!r} not found.", code="session_not_found", extra={"field": field})
     return session
+
+
+def chat_session_access(*, actor: User, session_id) -> AccessDecision:
+    """Chat sessions are private to their owner, for every action."""
+    try:
+        chat_session_get(actor=actor, session_id=session_id)
+    except NotFound:
+        return AccessDecision(False, "chat session not found")
+    return AccessDecision(True, "owner of the chat session", OWNER)
 
 
 def chat_session_list(*, actor: User) -> QuerySet[ChatSession]:

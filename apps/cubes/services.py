@@ -1,6 +1,6 @@
 """Writes for cubes: register, update, share and revoke, unregister, restore and delete.
 
-Each asks ``apps.cubes.selectors.cube_get_for`` with the action the write needs (admin for update, share
+Each asks ``apps.cubes.access.cube_get_for`` with the action the write needs (admin for update, share
 and revoke; delete, i.e. owner only, for unregister, restore and delete), the very predicate that
 ``access_check`` answers with, so the two never disagree.
 """
@@ -16,8 +16,8 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.accounts.selectors import user_resolve
 from apps.core.exceptions import Conflict, InvalidInput, NotFound
+from apps.cubes.access import cube_get_for
 from apps.cubes.models import Cube, CubeMembership
-from apps.cubes.selectors import cube_get_for
 from apps.cubes.validation import clean_cube_id, clean_cube_name, clean_description, clean_path, clean_role
 
 

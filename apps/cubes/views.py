@@ -19,11 +19,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.core.exceptions import DomainError, NotFound, PermissionDenied
+from apps.cubes.access import OWNER, cube_allows, cube_get_for
 from apps.cubes.forms import CubeEditForm, CubeRegisterForm, CubeShareForm
 from apps.cubes.models import Cube
 from apps.cubes.selectors import (
-    OWNER, cube_allows, cube_get_for, cube_get_with_stats, cube_list_with_stats, cube_members, cube_statistics,
-    cubes_unregistered,
+    cube_get_with_stats, cube_list_with_stats, cube_members, cube_statistics, cubes_unregistered,
 )
 from apps.cubes.services import (
     cube_delete, cube_register, cube_restore, cube_revoke, cube_share, cube_unregister, cube_update,

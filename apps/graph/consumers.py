@@ -14,7 +14,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from apps.accounts.selectors import token_authenticate
 from apps.core.exceptions import DomainError, InvalidInput
 from apps.core.limits import EVENT_ID
-from apps.cubes.selectors import cube_get_readable
+from apps.cubes.access import cube_get_readable
 from apps.graph.events import event_message
 from apps.graph.groups import cube_group
 from apps.graph.selectors import graph_event_get, graph_events_since

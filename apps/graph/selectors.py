@@ -12,7 +12,7 @@ from django.db.models.functions import Left
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput
 from apps.core.limits import SNAPSHOT_NODES
-from apps.cubes.selectors import cube_get_readable, cube_ids_readable
+from apps.cubes.access import cube_get_readable, cube_ids_readable
 from apps.graph.models import GraphEvent
 from apps.memories.models import CubeLexeme, Memory, MemoryLink
 

@@ -5,7 +5,7 @@ from django.db.models import Count, Q, QuerySet
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound
-from apps.cubes.selectors import cube_ids_readable
+from apps.cubes.access import AccessDecision, cube_access, cube_ids_readable
 from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
 from apps.memories.validation import MemoryFilters
 from apps.memories.vectors import nearest_in_scope
@@ -82,6 +82,15 @@ def memory_get(*, actor: User, memory_id, include_deleted: bool = True) -> Memor
     if memory is None:
         raise NotFound("Memory not found", extra={"field": "memoryId"})
     return memory
+
+
+def memory_access(*, actor: User, memory_id, action: str) -> AccessDecision:
+    """A memory's access is its cube's; a memory the actor cannot read is "memory not found" (no leak)."""
+    try:
+        memory = memory_get(actor=actor, memory_id=memory_id)
+    except NotFound:
+        return AccessDecision(False, "memory not found")
+    return cube_access(actor=actor, cube_id=memory.cube_id, action=action, resource="memory")
 
 
 def memory_list(*, actor: User, cube_id: str | None = None, include_deleted: bool = False,

@@ -11,7 +11,7 @@ from django.db.models.functions import Concat, Length
 
 from apps.accounts.models import User
 from apps.core.exceptions import NotFound
-from apps.cubes.selectors import cube_ids_readable
+from apps.cubes.access import cube_ids_readable
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.core.validation import clean_choice
 from apps.projects.validation import parse_entity_id, parse_project_id

@@ -3,11 +3,9 @@ from django.utils import timezone
 
 from apps.chat.models import ChatSession
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
+from apps.cubes.access import cube_get_readable, cube_get_writable, cube_ids_readable, cube_ids_writable
 from apps.cubes.models import Cube, CubeMembership
-from apps.cubes.selectors import (
-    access_check, cube_get_readable, cube_get_writable, cube_ids_readable, cube_ids_writable, cube_list,
-    cube_statistics,
-)
+from apps.cubes.selectors import access_check, cube_list, cube_statistics
 from apps.cubes.services import (
     cube_delete, cube_ensure_personal, cube_restore, cube_revoke, cube_share, cube_unregister, cube_update,
 )

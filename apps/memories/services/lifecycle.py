@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
-from apps.cubes.selectors import cube_ids_writable
+from apps.cubes.access import cube_ids_writable
 from apps.graph import events
 from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
 from apps.memories.selectors import memory_get, parse_memory_id

@@ -7,7 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.cubes.selectors import cube_get_writable
+from apps.cubes.access import cube_get_writable
 from apps.cubes.services import cube_ensure_personal
 from apps.graph import events
 from apps.memories.embeddings import embed_texts, sector_texts

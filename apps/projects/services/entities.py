@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, PermissionDenied
-from apps.cubes.selectors import cube_ids_writable
+from apps.cubes.access import cube_ids_writable
 from apps.cubes.services import cube_ensure_personal
 from apps.memories.embeddings import embed_texts
 from apps.core.timestamps import iso_timestamp

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.core.exceptions import Conflict, PermissionDenied
-from apps.cubes.selectors import cube_get_writable, cube_ids_writable
+from apps.cubes.access import cube_get_writable, cube_ids_writable
 from apps.cubes.services import cube_ensure_personal
 from apps.projects.models import Decision, Episode, Issue, Project, SharpEdge
 from apps.projects.selectors import project_get

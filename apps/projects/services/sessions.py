@@ -43,7 +43,7 @@ from django.utils.dateparse import parse_datetime
 
 from apps.accounts.models import User
 from apps.core.exceptions import Conflict, InvalidInput, NotFound
-from apps.cubes.selectors import cube_ids_readable
+from apps.cubes.access import cube_ids_readable
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.projects.patterns import shared_keywords, text_keywords
 from apps.projects.selectors import project_checked, project_find, projects_readable, session_get

@@ -14,7 +14,7 @@ from tqdm import tqdm
 
 from apps.accounts.selectors import user_resolve
 from apps.core.exceptions import DomainError
-from apps.cubes.selectors import cube_get_readable
+from apps.cubes.access import cube_get_readable
 from apps.memories.models import Memory
 from apps.memories.selectors import memories_readable
 
