@@ -73,9 +73,9 @@ SIZE = re.compile(r"^[1-9][0-9]*(kB|MB|GB)$")
 
 def shared_buffers() -> str:
     """PostgreSQL's page cache for the embedded server: ENGRAM_DB_SHARED_BUFFERS (e.g. 512MB), else a
-    quarter of the machine's memory, between 128 MB (PostgreSQL's default) and 1 GB. The HNSW index of
-    100k memories is ~700 MB; at 128 MB every vector query copied index pages in from the OS cache
-    (docs/benchmarks.md)."""
+    quarter of the machine's memory, between 128 MB (PostgreSQL's default) and 1 GB: the HNSW index of
+    100k memories (~700 MB) should be read from this cache, not copied in from the OS's on every vector
+    query (docs/benchmarks.md#retrieve-and-search-latency)."""
     configured = os.environ.get("ENGRAM_DB_SHARED_BUFFERS", "").strip()
     if configured:
         if not SIZE.match(configured):

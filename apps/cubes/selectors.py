@@ -30,8 +30,8 @@ def cube_list(*, actor: User) -> QuerySet[Cube]:
 
 def cube_list_with_stats(*, actor: User) -> QuerySet[Cube]:
     """cube_list plus, in the same query, the actor's role (owner, admin, writer or reader) and the count
-    of live memories of each cube, read from the count the memory triggers keep (CubeLexeme): counting
-    the memories took 100 ms for a cube of 100k (docs/benchmarks.md)."""
+    of live memories of each cube, read from the count the memory triggers keep (CubeLexeme), so the list
+    never counts a cube's memories row by row (docs/benchmarks.md#retrieve-and-search-latency)."""
     live_memories = CubeLexeme.objects.filter(cube=OuterRef("pk"), lexeme=CubeLexeme.LIVE_MEMORIES).values("documents")
     return cubes_with_role(cube_list(actor=actor), actor=actor).annotate(
         memory_count=Coalesce(Subquery(live_memories, output_field=IntegerField()), Value(0)),

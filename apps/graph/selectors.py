@@ -41,8 +41,8 @@ def edge_payload(*, source_id, target_id, link_type, weight) -> dict:
 
 @dataclass(frozen=True)
 class GraphSnapshot:
-    """Nodes and edges as JSON text, written by PostgreSQL: the REST view sends them as they are (at 10,000
-    nodes and 30,000 edges, building and rendering Python dicts was most of the time, docs/benchmarks.md)."""
+    """Nodes and edges as JSON text, written by PostgreSQL: the REST view sends them as they are, with no
+    Python dict to build and render per node or edge (docs/benchmarks.md#live-graph)."""
 
     nodes_json: str
     edges_json: str
@@ -99,8 +99,7 @@ def graph_snapshot(*, actor: User, cube_id: str | None = None, kind: str | None 
         cube_ids = cube_ids_readable(actor=actor)
     memories = memories.filter(cube_id__in=cube_ids)
     if not (kind or sector or min_strength is not None or date_from or date_to):
-        # Every live memory of the cubes: the triggers' count (CubeLexeme.LIVE_MEMORIES) instead of a window
-        # count that visits every one of them (most of a 100k snapshot's time, docs/benchmarks.md).
+        # Every live memory of the cubes: the triggers' count (CubeLexeme.LIVE_MEMORIES), not a count of rows.
         total = Subquery(
             CubeLexeme.objects.filter(cube_id__in=cube_ids, lexeme=CubeLexeme.LIVE_MEMORIES).values("lexeme")
             .annotate(documents=Sum("documents")).values("documents"),

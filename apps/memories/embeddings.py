@@ -79,9 +79,9 @@ def _encode(model, texts: list[str]) -> list[list[float]]:
 
 def get_query_model():
     """The model that embeds search queries: by default an int8 copy of get_model() (torch's dynamic
-    quantisation of the linear layers), 1.7x faster on CPU for one short text, with LoCoMo evidence
-    recall within 0.002 of the full model (docs/benchmarks.md). Memories are stored with the full model;
-    ENGRAM_QUERY_EMBEDDING_INT8=false uses it for queries too."""
+    quantisation of the linear layers), faster on CPU for one short text at the full model's LoCoMo
+    evidence recall (docs/benchmarks.md#retrieve-and-search-latency). Memories are stored with the full
+    model; ENGRAM_QUERY_EMBEDDING_INT8=false uses it for queries too."""
     global _query_model
     if _query_model is None:
         model = get_model()
@@ -116,10 +116,9 @@ _TRACE_PROBES = ("x", "What did Caroline research after the support group meetin
 def get_query_encoder():
     """A function from one query text to its vector: the query model traced by TorchScript when it is a
     plain mean-pooled transformer, else the model's own encode(). Tracing runs the transformer as one
-    graph instead of hundreds of Python calls: 2x faster for one short text, and the request thread
-    competes less for the GIL while the query is embedded beside its SQL (docs/benchmarks.md). The
-    traced encoder must reproduce encode() on probe texts first; ENGRAM_QUERY_EMBEDDING_TRACED=false
-    skips it."""
+    graph instead of hundreds of Python calls, so the request thread holds the GIL less while the query
+    is embedded beside its SQL. The traced encoder must reproduce encode() on probe texts first;
+    ENGRAM_QUERY_EMBEDDING_TRACED=false skips it."""
     global _query_encoder
     if _query_encoder is None:
         model = get_query_model()

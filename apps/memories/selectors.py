@@ -35,9 +35,9 @@ def memory_filtered(*, actor: User, filters: MemoryFilters, cube_ids: list[str] 
     """Readable memories narrowed by every filter except sectors (which choose the vectors compared).
     `cube_ids`: memory_scope_cube_ids(actor, filters), when the caller already has them.
 
-    The readable cube ids go in as values, not as a subquery: from a subquery the planner cannot tell
-    how many memories the actor has, guessed 4% of 100k, and compared all 500k vectors exactly (980 ms)
-    where the HNSW index answers in ~10 ms (docs/benchmarks.md)."""
+    The readable cube ids go in as values, not as a subquery, so that the planner sees how many memories
+    are in scope and never compares every vector exactly where the HNSW index answers
+    (docs/benchmarks.md#retrieve-and-search-latency)."""
     if cube_ids is None:
         cube_ids = memory_scope_cube_ids(actor=actor, filters=filters)
     queryset = Memory.objects.filter(cube_id__in=cube_ids)

@@ -36,9 +36,9 @@ def nearest_exactly(memory_ids: list, vector, sectors: list[str], limit: int) ->
     nearest first, every vector compared.
 
     The distances are computed in a subquery that PostgreSQL may not flatten (OFFSET 0), so that only
-    (memory id, distance) pairs reach the aggregate: written as one aggregate, the planner sorted the
-    whole rows, vectors included, by memory id (an external sort to disk for 2,500 memories) and took
-    3x as long (docs/benchmarks.md). With no ORDER BY on the distance inside, the HNSW index stays out."""
+    (memory id, distance) pairs reach the aggregate, never whole rows with their vectors sorted by memory
+    id (docs/benchmarks.md#retrieve-and-search-latency). With no ORDER BY on the distance inside, the HNSW
+    index stays out."""
     from apps.memories.models import MemoryEmbedding
 
     if not memory_ids:
