@@ -12,7 +12,7 @@ from django.utils.html import format_html
 from apps.accounts.models import ApiToken, User
 from apps.accounts.services import token_create, token_revoke
 from apps.core.exceptions import DomainError
-from apps.dashboard.forms import add_service_error
+from apps.core.forms import add_service_error
 
 
 @admin.register(User)

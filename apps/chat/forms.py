@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import forms
 
 from apps.core.limits import CHAT_TOP_K
-from apps.dashboard.forms import ServiceCheckedTextField
+from apps.core.forms import ServiceCheckedTextField
 
 
 class ChatForm(forms.Form):

@@ -2,7 +2,7 @@
 Each answer shows the memories it was built from, with their relevance, each linked to its page, and which
 backend answered (the configured model, or extractively with the note on configuring one) with its tokens.
 
-As on the rest of the dashboard (apps/dashboard/views.py), a view parses with a form, calls one service or
+As on every page (apps/core/pages.py), a view parses with a form, calls one service or
 selector and renders. Another user's session is the 404 page; the service's complaints (an empty question,
 top_k out of range, an unreachable model) go next to their field or above the form. Asking and clearing are
 POSTs with the CSRF token (the page redirects after asking, so reloading it does not ask again); clearing
@@ -25,9 +25,9 @@ from apps.chat.models import ChatMessage
 from apps.chat.selectors import ChatHistory, chat_history, chat_session_get, chat_session_latest, chat_session_list
 from apps.chat.services import chat_clear, chat_send
 from apps.core.exceptions import DomainError, NotFound
+from apps.core.forms import add_service_error
+from apps.core.pages import not_found_is_404
 from apps.cubes.selectors import cube_list
-from apps.dashboard.forms import add_service_error
-from apps.dashboard.views import not_found_is_404
 from apps.memories.selectors import memories_readable
 
 HISTORY_PAGE = 100  # messages shown at once; the latest ones unless ?offset= asks for earlier

@@ -1,13 +1,13 @@
 """Forms of the cube pages (templates/cubes/). They only carry what people type to the cube services; the
 rules (the id pattern, lengths, roles, who exists) are the services', whose errors
-apps.dashboard.forms.add_service_error puts next to the field they name."""
+apps.core.forms.add_service_error puts next to the field they name."""
 from __future__ import annotations
 
 from django import forms
 
 from apps.cubes.models import CUBE_ID_PATTERN, Cube
 from apps.cubes.validation import MAX_CUBE_ID_CHARS, SHARE_ROLES
-from apps.dashboard.forms import ServiceCheckedTextField
+from apps.core.forms import ServiceCheckedTextField
 
 ROLE_HELP = "reader: reads its memories; writer: adds, edits and deletes them too; admin: also shares and renames."
 

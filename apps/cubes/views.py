@@ -1,7 +1,7 @@
 """The cube pages (/cubes/): the cubes you can read with a "New cube" form, and each cube's page with its
 statistics, members, sharing, editing, unregistering and deleting, over apps.cubes' services and selectors.
 
-As on the rest of the dashboard (apps/dashboard/views.py), each view parses with a form, calls one service
+As on every page (apps/core/pages.py), each view parses with a form, calls one service
 or selector and renders. A cube the user cannot read is the 404 page (a stranger's and a missing one look
 the same); an action the user's role does not allow (a reader sharing) is refused with a message; a
 service's complaint about a field (a bad id, an unknown user) goes next to that field. Every change is a
@@ -9,7 +9,6 @@ POST with the CSRF token; unregistering and deleting ask first.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -18,7 +17,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from apps.core.exceptions import DomainError, NotFound, PermissionDenied
+from apps.core.exceptions import PermissionDenied
+from apps.core.pages import act, not_found_is_404, submit
 from apps.cubes.access import OWNER, cube_allows, cube_get_for
 from apps.cubes.forms import CubeEditForm, CubeRegisterForm, CubeShareForm
 from apps.cubes.models import Cube
@@ -28,8 +28,6 @@ from apps.cubes.selectors import (
 from apps.cubes.services import (
     cube_delete, cube_register, cube_restore, cube_revoke, cube_share, cube_unregister, cube_update,
 )
-from apps.dashboard.forms import add_service_error
-from apps.dashboard.views import act, not_found_is_404
 
 
 def _cube_page(cube_id: str) -> HttpResponse:
@@ -50,21 +48,6 @@ def _permitted(request, cube_id: str, action: str) -> Cube | None:
         return None
 
 
-def _submit(form, call: Callable[[], object]) -> object | None:
-    """Call the service with the valid form's data; what it returned, or None when it did not work. Its
-    complaint goes next to the field it names: "user 'zed' not found" is a field error, while a cube gone
-    meanwhile is the 404 page."""
-    if not form.is_valid():
-        return None
-    try:
-        return call()
-    except DomainError as error:
-        if isinstance(error, NotFound) and error.extra.get("field") not in form.fields:
-            raise
-        add_service_error(form, error)
-        return None
-
-
 @login_required
 @require_http_methods(["GET", "POST"])
 @not_found_is_404
@@ -72,8 +55,7 @@ def cube_index(request):
     """The readable cubes with the actor's role and memory count, and the New cube form (a POST registers);
     with ?unregistered=1 also the actor's own unregistered cubes, to restore or delete for good."""
     form = CubeRegisterForm(request.POST or None)
-    registered = request.method == "POST" and _submit(
-        form, lambda: cube_register(actor=request.user, **form.service_arguments()))
+    registered = submit(request, form, lambda: cube_register(actor=request.user, **form.service_arguments()))
     if registered:
         messages.success(request, f"Cube “{registered.name}” registered.")
         return _cube_page(registered.pk)
@@ -108,7 +90,8 @@ def cube_share_view(request, cube_id: str):
     if _permitted(request, cube_id, "admin") is None:
         return _cube_page(cube_id)
     form = CubeShareForm(request.POST)
-    membership = _submit(form, lambda: cube_share(actor=request.user, cube_id=cube_id, **form.service_arguments()))
+    membership = submit(request, form, lambda: cube_share(actor=request.user, cube_id=cube_id,
+                                                          **form.service_arguments()), inputs=("user",))
     if membership:
         messages.success(request, f"Cube shared with {membership.user.get_username()} as {membership.role}.")
         return _cube_page(cube_id)
@@ -134,8 +117,7 @@ def cube_edit(request, cube_id: str):
     if cube is None:
         return _cube_page(cube_id)
     form = CubeEditForm.for_cube(cube, data=request.POST or None)
-    if request.method == "POST" and _submit(
-            form, lambda: cube_update(actor=request.user, cube_id=cube.pk, **form.service_arguments())):
+    if submit(request, form, lambda: cube_update(actor=request.user, cube_id=cube.pk, **form.service_arguments())):
         messages.success(request, "Cube saved.")
         return _cube_page(cube.pk)
     return render(request, "cubes/cube_form.html", {"form": form, "cube": cube})

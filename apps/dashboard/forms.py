@@ -6,73 +6,14 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 
 from django import forms
-from django.core import validators
-from django.forms.utils import pretty_name
 from django.utils import timezone
 
 from apps.accounts.models import ApiToken
-from apps.core.exceptions import DomainError
+from apps.core.forms import LabelListField, ServiceCheckedTextField, unit_interval_field
 from apps.core.limits import OFFSET, TOKEN_EXPIRY_DAYS
 from apps.memories.models import Sector
 
 SEARCH_PAGE_SIZES = [(10, "10"), (20, "20"), (50, "50"), (100, "100")]
-
-
-def add_service_error(form: forms.Form, error: DomainError) -> None:
-    """Show a service's error on the form field it names (``form.service_fields`` translates the
-    service's field names, such as ``metadata.importance``), or above the form when it names none."""
-    service_field = error.extra.get("field")
-    field = getattr(form, "service_fields", {}).get(service_field, service_field)
-    if field not in form.fields:
-        form.add_error(None, error.message)
-        return
-    message = error.message
-    if service_field and message.startswith(f"{service_field} "):
-        # "metadata.importance must be ..." is the API's name; next to the input, say the label people see.
-        message = f"{form.fields[field].label or pretty_name(field)}{message[len(service_field):]}"
-    form.add_error(field, message)
-
-
-class ServiceCheckedTextField(forms.CharField):
-    """Free text passed to the service as typed: the service says what is wrong with it (empty, NUL
-    bytes, too long) in the same words on every edge, so the form adds no rules of its own."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("required", False)
-        kwargs.setdefault("strip", False)
-        super().__init__(**kwargs)
-        self.validators = [v for v in self.validators if not isinstance(v, validators.ProhibitNullCharactersValidator)]
-
-    def to_python(self, value) -> str:
-        # Browsers send textarea line breaks as CRLF; stored text uses LF, so unchanged text compares equal.
-        return super().to_python(value).replace("\r\n", "\n")
-
-
-class LabelListField(forms.CharField):
-    """Comma-separated labels -> a list of strings (the service trims, deduplicates and limits them)."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("required", False)
-        kwargs.setdefault("help_text", "Separate them with commas.")
-        super().__init__(**kwargs)
-
-    def prepare_value(self, value):
-        return ", ".join(value) if isinstance(value, (list, tuple)) else value
-
-    def to_python(self, value) -> list[str]:
-        text = super().to_python(value)
-        return [item.strip() for item in text.split(",") if item.strip()]
-
-    def has_changed(self, initial, data) -> bool:
-        return list(initial or []) != self.to_python(data)
-
-
-def _unit_field(label: str, help_text: str) -> forms.FloatField:
-    # No min/max here: the service checks the range and says so next to the field.
-    return forms.FloatField(
-        label=label, required=False, help_text=help_text,
-        widget=forms.NumberInput(attrs={"step": "0.05", "inputmode": "decimal"}),
-    )
 
 
 class MemoryFields(forms.Form):
@@ -80,7 +21,7 @@ class MemoryFields(forms.Form):
 
     content = ServiceCheckedTextField(widget=forms.Textarea(attrs={"rows": 6, "autofocus": True}))
     primary_sector = forms.ChoiceField(label="Primary sector", choices=Sector.choices, initial=Sector.SEMANTIC)
-    importance = _unit_field("Importance", "From 0 to 1; leave empty for the default (0.5).")
+    importance = unit_interval_field("Importance", "From 0 to 1; leave empty for the default (0.5).")
     tags = LabelListField()
     keywords = LabelListField(help_text="Separate them with commas; leave empty to extract them from the content.")
     category = ServiceCheckedTextField()
@@ -115,8 +56,8 @@ class MemoryStoreForm(MemoryFields):
 
 
 class MemoryEditForm(MemoryFields):
-    salience = _unit_field("Salience", "From 0 to 1: how much this memory stands out.")
-    strength = _unit_field("Strength", "From 0 to 1: decays over time, grows with each access.")
+    salience = unit_interval_field("Salience", "From 0 to 1: how much this memory stands out.")
+    strength = unit_interval_field("Strength", "From 0 to 1: decays over time, grows with each access.")
     field_order = ["content", "primary_sector", "importance", "salience", "strength"]
 
     @classmethod
@@ -137,8 +78,8 @@ class SearchForm(forms.Form):
     )
     cube = forms.ChoiceField(label="Cube", required=False)
     sector = forms.ChoiceField(label="Primary sector", required=False, choices=[("", "Any sector"), *Sector.choices])
-    min_strength = _unit_field("Min strength", "")
-    min_salience = _unit_field("Min salience", "")
+    min_strength = unit_interval_field("Min strength", "")
+    min_salience = unit_interval_field("Min salience", "")
     date_from = forms.DateField(label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}))
     tags = LabelListField(help_text="Memories with all of these tags.")

@@ -10,8 +10,6 @@ and opening a memory's page do not, so that looking around does not change what 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -26,8 +24,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 from apps.accounts.selectors import token_list
 from apps.accounts.services import token_create, token_revoke
 from apps.core.exceptions import DomainError, InvalidInput, NotFound
+from apps.core.forms import add_service_error
+from apps.core.pages import not_found_is_404
 from apps.cubes.selectors import cube_list
-from apps.dashboard.forms import MemoryEditForm, MemoryStoreForm, SearchForm, TokenCreateForm, add_service_error
+from apps.dashboard.forms import MemoryEditForm, MemoryStoreForm, SearchForm, TokenCreateForm
 from apps.memories.models import Memory, MemoryLink, Sector
 from apps.memories.selectors import memory_counts, memory_get, memory_links, memory_list, memory_neighbours
 from apps.memories.services import (
@@ -40,32 +40,6 @@ BROWSE_PAGE_SIZE = 25
 MCP_PATH = "/mcp/thoughtmcp/"
 # Reversing a <uuid:> URL needs a UUID; the graph page substitutes real ids for it.
 UUID_PLACEHOLDER = uuid.UUID(int=0)
-
-
-def not_found_is_404(view):
-    """A NotFound from a service or selector is the 404 page, whoever's memory or token it was."""
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        try:
-            return view(request, *args, **kwargs)
-        except NotFound as error:
-            raise Http404(error.message) from error
-    return wrapper
-
-
-def act(request, call: Callable[[], object], success: str, *, inputs: tuple[str, ...] = ()) -> bool:
-    """A button's service call: flash what happened, or why not (a name now taken by another project, a
-    cube you may only read); whether it worked. Not found stays the 404 page (see not_found_is_404), except
-    about one of the ``inputs`` the button sent (the user it names is not a member): that is flashed too."""
-    try:
-        call()
-    except DomainError as error:
-        if isinstance(error, NotFound) and error.extra.get("field") not in inputs:
-            raise
-        messages.error(request, error.message)
-        return False
-    messages.success(request, success)
-    return True
 
 
 def _memory_action(service, success_message: str):

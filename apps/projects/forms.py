@@ -9,7 +9,9 @@ import re
 from django import forms
 
 from apps.core.exceptions import DomainError
-from apps.dashboard.forms import LabelListField, ServiceCheckedTextField, _unit_field, add_service_error
+from apps.core.forms import (
+    LabelListField, LinesField, ServiceCheckedTextField, add_service_error, service_text_area, unit_interval_field,
+)
 from apps.projects.models import Decision, Issue, Project, SharpEdge
 
 # A service field such as "detection_patterns[2].pattern" or "alternatives[0].option".
@@ -35,26 +37,6 @@ def show_service_error(form: forms.Form, error: DomainError, rows: forms.BaseFor
             return
     message = f"Line {index + 1}: {sub or 'this line'} {detail}" if name == "alternatives" else error.message
     form.add_error(name if name in form.fields else None, message)
-
-
-class LinesField(forms.CharField):
-    """One item a line -> a list of strings (blank lines dropped; the service limits them)."""
-
-    widget = forms.Textarea(attrs={"rows": 3})
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("required", False)
-        kwargs.setdefault("help_text", "One a line.")
-        super().__init__(**kwargs)
-
-    def prepare_value(self, value):
-        return "\n".join(value) if isinstance(value, (list, tuple)) else value
-
-    def to_python(self, value) -> list[str]:
-        return [line.strip() for line in super().to_python(value).splitlines() if line.strip()]
-
-    def has_changed(self, initial, data) -> bool:
-        return list(initial or []) != self.to_python(data)
 
 
 class AlternativesField(LinesField):
@@ -84,10 +66,6 @@ class AlternativesField(LinesField):
                 for a in initial or []] != self.to_python(data)
 
 
-def _text(rows: int = 3, **kwargs) -> ServiceCheckedTextField:
-    return ServiceCheckedTextField(widget=forms.Textarea(attrs={"rows": rows}), **kwargs)
-
-
 class ChangesMixin:
     """Edit forms send only what the person changed: the update services are selective, and unchanged
     text must not rewrite (and re-embed) the entity's memory node."""
@@ -114,7 +92,7 @@ class ProjectCreateForm(forms.Form):
 
 
 class ProjectEditForm(ChangesMixin, ProjectCreateForm):
-    current_goal = _text(2, label="Current goal")
+    current_goal = service_text_area(2, label="Current goal")
     blocked_by = LinesField(label="Blocked by")
     open_threads = LinesField(label="Open threads")
     edit_fields = ("name", "current_goal", "stack", "repo_path", "status", "blocked_by", "open_threads")
@@ -127,11 +105,11 @@ class ProjectFilterForm(forms.Form):
 
 class DecisionForm(ChangesMixin, forms.Form):
     title = ServiceCheckedTextField()
-    description = _text()
-    context = _text(2, help_text="What situation led to this.")
-    reasoning = _text(help_text="Why this choice.")
+    description = service_text_area()
+    context = service_text_area(2, help_text="What situation led to this.")
+    reasoning = service_text_area(help_text="Why this choice.")
     alternatives = AlternativesField()
-    confidence = _unit_field("Confidence", "From 0 to 1; leave empty for the default (0.7).")
+    confidence = unit_interval_field("Confidence", "From 0 to 1; leave empty for the default (0.7).")
     revisit_if = ServiceCheckedTextField(label="Revisit if", help_text="The condition to reconsider it.")
     trigger_phrases = LabelListField(label="Trigger phrases", help_text="Phrases that should bring it back, "
                                                                         "separated by commas.")
@@ -149,7 +127,7 @@ class DecisionForm(ChangesMixin, forms.Form):
 
 class IssueForm(forms.Form):
     title = ServiceCheckedTextField()
-    description = _text()
+    description = service_text_area()
     severity = forms.ChoiceField(choices=Issue.Severity.choices, initial=Issue.Severity.MAJOR)
     symptoms = LinesField(help_text="Error messages or behaviours, one a line.")
     trigger_phrases = LabelListField(label="Trigger phrases")
@@ -160,12 +138,12 @@ class IssueForm(forms.Form):
 
 class IssueUpdateForm(ChangesMixin, forms.Form):
     title = ServiceCheckedTextField()
-    description = _text()
+    description = service_text_area()
     severity = forms.ChoiceField(choices=Issue.Severity.choices)
     status = forms.ChoiceField(choices=Issue.Status.choices)
-    current_theory = _text(2, label="Current theory")
+    current_theory = service_text_area(2, label="Current theory")
     blocked_by = ServiceCheckedTextField(label="Blocked by")
-    resolution = _text(2)
+    resolution = service_text_area(2)
     edit_fields = ("title", "description", "severity", "status", "current_theory", "blocked_by", "resolution")
 
 
@@ -173,7 +151,7 @@ class EpisodeForm(ChangesMixin, forms.Form):
     """Episodes are written when a session ends; people correct and enrich them here."""
 
     title = ServiceCheckedTextField()
-    narrative = _text(6)
+    narrative = service_text_area(6)
     mood_arc = LinesField(label="Mood arc", help_text="How the mood went, one a line, in order.")
     lessons = LinesField(help_text="One a line.")
     breakthroughs = LinesField(help_text="One a line.")
@@ -182,9 +160,9 @@ class EpisodeForm(ChangesMixin, forms.Form):
 
 
 class AttemptForm(forms.Form):
-    what = _text(2, label="What was tried")
-    result = _text(2, label="Result")
-    learned = _text(2, label="Learned", help_text="Optional.")
+    what = service_text_area(2, label="What was tried")
+    result = service_text_area(2, label="Result")
+    learned = service_text_area(2, label="Learned", help_text="Optional.")
     service_fields = {"add_attempt.what": "what", "add_attempt.result": "result", "add_attempt.learned": "learned",
                       "add_attempt": "what"}
 
@@ -194,9 +172,9 @@ class AttemptForm(forms.Form):
 
 class EdgeForm(ChangesMixin, forms.Form):
     title = ServiceCheckedTextField()
-    description = _text()
-    workaround = _text(2)
-    root_cause = _text(2, label="Root cause")
+    description = service_text_area()
+    workaround = service_text_area(2)
+    root_cause = service_text_area(2, label="Root cause")
     symptoms = LinesField(help_text="Error messages or behaviours, one a line.")
     share_with_community = forms.BooleanField(required=False, label="Share with the community")
     edit_fields = ("title", "description", "workaround", "root_cause", "symptoms", "share_with_community")
@@ -246,7 +224,7 @@ def patterns_from_rows(rows: forms.BaseFormSet) -> list[dict]:
 
 
 class CheckEdgesForm(forms.Form):
-    code = _text(10, help_text="The code you are about to write or run.")
+    code = service_text_area(10, help_text="The code you are about to write or run.")
     intent = ServiceCheckedTextField(help_text="What you are trying to do, in a sentence.")
     runtime = ServiceCheckedTextField(help_text="e.g. edge, serverless, node")
     framework = ServiceCheckedTextField(help_text="e.g. nextjs, django")

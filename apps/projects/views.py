@@ -1,7 +1,7 @@
 """Mind's pages (/projects/): projects, their decisions, issues, sharp edges, sessions and episodes, the
 check-edges tool and exports, for people, over the same services and selectors as REST and MCP.
 
-As on the rest of the dashboard (apps/dashboard/views.py), each view parses its input with a form,
+As on every page (apps/core/pages.py), each view parses its input with a form,
 calls one service or selector and renders. Another user's project or entity is the 404 page (nothing
 leaks), a service's InvalidInput goes next to the form field it names, other domain errors too (or
 above the form). Deletes are soft and reversible; every change is a POST with the CSRF token.
@@ -9,7 +9,7 @@ above the form). Deletes are soft and reversible; every change is a POST with th
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from functools import partial
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -19,8 +19,7 @@ from django.urls import reverse
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_http_methods, require_POST
 
-from apps.core.exceptions import DomainError, NotFound
-from apps.dashboard.views import act, not_found_is_404
+from apps.core.pages import act, not_found_is_404, submit
 from apps.projects.forms import (
     AttemptForm, CheckEdgesForm, DecisionForm, EdgeForm, EpisodeForm, ExportForm, IssueForm, IssueUpdateForm,
     ProjectCreateForm, ProjectEditForm, ProjectFilterForm, pattern_rows, patterns_from_rows, show_service_error,
@@ -40,20 +39,6 @@ from apps.projects.services import (
 ENTITY_KINDS: dict[str, str] = {
     "decisions": "decision", "issues": "issue", "edges": "sharp_edge", "episodes": "episode",
 }
-
-
-def _submit(request, form, save: Callable[[], HttpResponse], rows=None) -> HttpResponse | None:
-    """The response of ``save()`` when the form was posted, is valid and the service accepts it; None
-    when the page should be shown again, with the service's complaint next to its field."""
-    if request.method != "POST" or not form.is_valid() or (rows is not None and not rows.is_valid()):
-        return None
-    try:
-        return save()
-    except NotFound:
-        raise
-    except DomainError as error:
-        show_service_error(form, error, rows)
-        return None
 
 
 def _project_page(project_id) -> HttpResponse:
@@ -87,7 +72,7 @@ def project_index(request):
         messages.success(request, f"Project “{project.name}” created.")
         return _project_page(project.pk)
 
-    response = _submit(request, form, save)
+    response = submit(request, form, save, show_error=show_service_error)
     if response:
         return response
     projects = project_list(actor=request.user, status=filters.cleaned_data.get("status") or None,
@@ -141,7 +126,7 @@ def project_edit(request, project_id):
         messages.success(request, "Project saved.")
         return _project_page(project.pk)
 
-    return _submit(request, form, save) or render(request, "projects/form.html", {
+    return submit(request, form, save, show_error=show_service_error) or render(request, "projects/form.html", {
         "form": form, "project": project, "title": f"Edit {project.name}", "submit": "Save",
     })
 
@@ -174,7 +159,8 @@ def project_restore_view(request, project_id):
 
 
 def _entity_form_page(request, *, template_context: dict, form, save, rows=None) -> HttpResponse:
-    return _submit(request, form, save, rows) or render(request, "projects/form.html", {
+    show_error = partial(show_service_error, rows=rows)
+    return submit(request, form, save, rows=rows, show_error=show_error) or render(request, "projects/form.html", {
         "form": form, "rows": rows, **template_context,
     })
 
@@ -267,7 +253,8 @@ def issue_detail(request, entity_id):
         messages.success(request, "Issue saved.")
         return redirect("projects:issue-detail", entity_id=issue.pk)
 
-    return _submit(request, form, save) or _issue_page(request, issue, form=form, attempt_form=AttemptForm())
+    return submit(request, form, save, show_error=show_service_error) or _issue_page(
+        request, issue, form=form, attempt_form=AttemptForm())
 
 
 @login_required
@@ -282,7 +269,7 @@ def issue_attempt(request, entity_id):
         messages.success(request, "Attempt added.")
         return redirect("projects:issue-detail", entity_id=issue.pk)
 
-    return _submit(request, attempt_form, save) or _issue_page(
+    return submit(request, attempt_form, save, show_error=show_service_error) or _issue_page(
         request, issue, form=IssueUpdateForm.for_instance(issue), attempt_form=attempt_form)
 
 
@@ -374,7 +361,7 @@ def check_edges(request):
         nonlocal warnings
         warnings = edges_check(actor=request.user, **form.service_arguments())
 
-    _submit(request, form, run)
+    submit(request, form, run, show_error=show_service_error)
     return render(request, "projects/check.html", {"form": form, "warnings": warnings})
 
 
@@ -391,7 +378,7 @@ def export_index(request):
         messages.success(request, f"Exported {result.path.name} ({counts}).")
         return redirect("projects:export-list")
 
-    response = _submit(request, form, save)
+    response = submit(request, form, save, show_error=show_service_error)
     if response:
         return response
     if form.errors:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from django import forms
 
-from apps.dashboard.forms import LabelListField, ServiceCheckedTextField
-from apps.projects.forms import LinesField
+from apps.core.forms import LabelListField, LinesField, ServiceCheckedTextField, service_text_area
 from apps.reasoning.analysis.frameworks import FRAMEWORKS
 from apps.reasoning.models import Cell, Notebook
 
@@ -21,10 +20,6 @@ THINK_MODES = [
 ]
 FRAMEWORK_CHOICES = [("", "Choose automatically"),
                      *((framework.id, framework.name) for framework in FRAMEWORKS.values())]
-
-
-def _text(rows: int = 3, **kwargs) -> ServiceCheckedTextField:
-    return ServiceCheckedTextField(widget=forms.Textarea(attrs={"rows": rows}), **kwargs)
 
 
 def _number(label: str, **kwargs) -> forms.IntegerField:
@@ -52,7 +47,7 @@ class SessionCreateForm(forms.Form):
 
     title = ServiceCheckedTextField(widget=forms.TextInput(attrs={"autocomplete": "off"}))
     tags = LabelListField()
-    thought = _text(4, label="First thought")
+    thought = service_text_area(4, label="First thought")
     total_thoughts = _number("Thoughts planned", initial=5, help_text="An estimate; you can go past it.")
     service_fields = {"session_title": "title", "sessionTitle": "title", "session_tags": "tags",
                       "sessionTags": "tags", "totalThoughts": "total_thoughts"}
@@ -65,7 +60,7 @@ class SessionCreateForm(forms.Form):
 
 
 class ThoughtForm(forms.Form):
-    thought = _text(4)
+    thought = service_text_area(4)
     thought_number = _number("Thought number")
     total_thoughts = _number("Thoughts planned")
     next_thought_needed = forms.BooleanField(required=False, initial=True, label="Another thought is needed")
@@ -156,7 +151,7 @@ class ContextFields(forms.Form):
     """The seeds' context object {background, constraints, goals} of think, analyze_systematically,
     think_parallel and decompose_problem."""
 
-    background = _text(2)
+    background = service_text_area(2)
     constraints = LinesField()
     goals = LinesField()
     service_fields = {"context.background": "background", "context.constraints": "constraints",
@@ -169,7 +164,7 @@ class ContextFields(forms.Form):
 
 
 class ThinkForm(ContextFields):
-    problem = _text(3)
+    problem = service_text_area(3)
     mode = forms.ChoiceField(choices=THINK_MODES, initial="analytical")
     field_order = ["problem", "mode"]
 
@@ -178,7 +173,7 @@ class ThinkForm(ContextFields):
 
 
 class AnalyzeSystematicallyForm(ContextFields):
-    problem = _text(3)
+    problem = service_text_area(3)
     preferred_framework = forms.ChoiceField(label="Framework", choices=FRAMEWORK_CHOICES, required=False)
     field_order = ["problem", "preferred_framework"]
     service_fields = {**ContextFields.service_fields, "preferredFramework": "preferred_framework"}
@@ -189,7 +184,7 @@ class AnalyzeSystematicallyForm(ContextFields):
 
 
 class ThinkParallelForm(ContextFields):
-    problem = _text(3)
+    problem = service_text_area(3)
     timeout_ms = _number("Timeout (ms)", initial=30000, help_text="From 1000 to 60000.")
     field_order = ["problem", "timeout_ms"]
     service_fields = {**ContextFields.service_fields, "timeout": "timeout_ms"}
@@ -201,7 +196,7 @@ class ThinkParallelForm(ContextFields):
 
 
 class DecomposeForm(ContextFields):
-    problem = _text(3)
+    problem = service_text_area(3)
     max_depth = _number("Maximum depth", initial=3, help_text="From 1 to 5.")
     goals = None
     field_order = ["problem", "max_depth"]
@@ -214,7 +209,7 @@ class DecomposeForm(ContextFields):
 
 
 class AssessConfidenceForm(forms.Form):
-    reasoning = _text(4)
+    reasoning = service_text_area(4)
     evidence = LinesField(help_text="One piece of evidence a line.")
     context = ServiceCheckedTextField()
 
@@ -224,7 +219,7 @@ class AssessConfidenceForm(forms.Form):
 
 
 class DetectBiasForm(forms.Form):
-    reasoning = _text(4)
+    reasoning = service_text_area(4)
     context = ServiceCheckedTextField()
     monitor_continuously = forms.BooleanField(required=False, label="Monitor continuously")
     service_fields = {"monitorContinuously": "monitor_continuously"}
@@ -236,7 +231,7 @@ class DetectBiasForm(forms.Form):
 
 
 class DetectEmotionForm(forms.Form):
-    text = _text(4)
+    text = service_text_area(4)
     include_discrete = forms.BooleanField(required=False, initial=True, label="Include the discrete emotions")
     context = ServiceCheckedTextField()
     service_fields = {"includeDiscrete": "include_discrete"}
@@ -247,7 +242,7 @@ class DetectEmotionForm(forms.Form):
 
 
 class AnalyzeReasoningForm(forms.Form):
-    reasoning = _text(4)
+    reasoning = service_text_area(4)
     context = ServiceCheckedTextField()
     include_confidence = forms.BooleanField(required=False, initial=True, label="Include confidence")
     include_bias = forms.BooleanField(required=False, initial=True, label="Include biases")

@@ -2,7 +2,7 @@
 the mental models, and a workbench that runs ThoughtMCP's eight analyses, for people, over the same services
 and selectors as REST and MCP.
 
-As on the rest of the dashboard (apps/dashboard/views.py), each view parses its input with a form, calls one
+As on every page (apps/core/pages.py), each view parses its input with a form, calls one
 service or selector and renders. Another user's session or notebook is the 404 page (nothing leaks); a
 service's InvalidInput goes next to the form field it names. Deletes are soft and reversible; every change is
 a POST with the CSRF token.
@@ -28,8 +28,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from markdown_it import MarkdownIt
 
 from apps.core.exceptions import DomainError, InvalidInput, NotFound
-from apps.dashboard.forms import add_service_error
-from apps.dashboard.views import act, not_found_is_404
+from apps.core.forms import add_service_error
+from apps.core.pages import act, not_found_is_404, submit
 from apps.reasoning import forms as reasoning_forms
 from apps.reasoning.analysis.bias import BIAS_TYPES
 from apps.reasoning.forms import (
@@ -57,23 +57,6 @@ def render_markdown(text: str) -> SafeString:
     return mark_safe(MARKDOWN.render(text or ""))  # noqa: S308 -- escaped by markdown-it (html off)
 
 
-def _submit(request, form, save: Callable[[], HttpResponse]) -> HttpResponse | None:
-    """The response of ``save()`` when the form was posted, is valid and the service accepts it; None when
-    the page should be shown again with the service's complaint next to its field."""
-    if request.method != "POST" or not form.is_valid():
-        return None
-    try:
-        return save()
-    except NotFound as error:
-        # Naming a thought that does not exist (revise or branch from it) is a mistake in a number typed.
-        if error.code != "thought_not_found":
-            raise
-        add_service_error(form, error)
-    except DomainError as error:
-        add_service_error(form, error)
-    return None
-
-
 def _download(content: str, *, filename: str, content_type: str) -> HttpResponse:
     response = HttpResponse(content, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
@@ -98,7 +81,7 @@ def overview(request):
         messages.success(request, f"Session “{added.session.title}” started.")
         return redirect("reasoning:session-detail", session_id=added.session.pk)
 
-    response = _submit(request, form, save)
+    response = submit(request, form, save)
     if response:
         return response
     arguments = filters.selector_arguments()
@@ -153,7 +136,8 @@ def session_detail(request, session_id):
             messages.info(request, notice)
         return redirect(reverse("reasoning:session-detail", args=[session.pk]) + f"#thought-{added.thought.pk}")
 
-    response = _submit(request, form, save)
+    # Naming a thought that does not exist (revise or branch from it) is a mistake in a number typed.
+    response = submit(request, form, save, inputs=("revises_thought", "branch_from_thought"))
     if response:
         return response
     return render(request, "reasoning/session_detail.html", {
@@ -211,7 +195,7 @@ def notebook_index(request):
         messages.success(request, f"Notebook “{notebook.title}” created.")
         return redirect("reasoning:notebook-detail", notebook_id=notebook.pk)
 
-    return _submit(request, form, save) or _notebook_list_page(request, form=form, templates=templates)
+    return submit(request, form, save) or _notebook_list_page(request, form=form, templates=templates)
 
 
 def _notebook_list_page(request, *, form=None, load_form=None, templates=None) -> HttpResponse:
@@ -243,7 +227,7 @@ def notebook_load_view(request):
         messages.success(request, f"Notebook “{notebook.title}” loaded.")
         return redirect("reasoning:notebook-detail", notebook_id=notebook.pk)
 
-    return _submit(request, form, save) or _notebook_list_page(request, load_form=form)
+    return submit(request, form, save) or _notebook_list_page(request, load_form=form)
 
 
 def _notebook_page(request, notebook, *, add_form=None, edit_forms=None, deps_form=None) -> HttpResponse:
@@ -284,7 +268,7 @@ def cell_add_view(request, notebook_id):
         messages.success(request, "Cell added.")
         return redirect(_notebook_url(notebook.pk, cell.pk))
 
-    return _submit(request, form, save) or _notebook_page(request, notebook, add_form=form)
+    return submit(request, form, save) or _notebook_page(request, notebook, add_form=form)
 
 
 @login_required
@@ -299,7 +283,7 @@ def cell_edit_view(request, notebook_id, cell_id):
         messages.success(request, "Cell saved.")
         return redirect(_notebook_url(notebook.pk, cell.pk))
 
-    return _submit(request, form, save) or _notebook_page(request, notebook, edit_forms={cell_id: form})
+    return submit(request, form, save) or _notebook_page(request, notebook, edit_forms={cell_id: form})
 
 
 @login_required
@@ -333,7 +317,7 @@ def notebook_deps_view(request, notebook_id):
         messages.success(request, f"Installed {installed or 'the listed packages'}.")
         return redirect(_notebook_url(notebook.pk) + "#dependencies")
 
-    return _submit(request, form, save) or _notebook_page(request, notebook, deps_form=form)
+    return submit(request, form, save) or _notebook_page(request, notebook, deps_form=form)
 
 
 @login_required

@@ -1,0 +1,100 @@
+"""Form helpers shared by every app's pages. Forms only parse what people type into the shapes that
+services take (numbers, lists, dates); the rules themselves (empty content, ranges, sizes, scopes) belong
+to the services, whose errors `add_service_error` puts next to the input they are about."""
+from __future__ import annotations
+
+from django import forms
+from django.core import validators
+from django.forms.utils import pretty_name
+
+from apps.core.exceptions import DomainError
+
+
+def service_error_field(form: forms.Form, error: DomainError) -> str | None:
+    """The form field a service's error names (``form.service_fields`` translates the service's field
+    names, such as ``metadata.importance``), or None when it names none of the form's fields."""
+    service_field = error.extra.get("field")
+    field = getattr(form, "service_fields", {}).get(service_field, service_field)
+    return field if field in form.fields else None
+
+
+def add_service_error(form: forms.Form, error: DomainError) -> None:
+    """Show a service's error on the form field it names, or above the form when it names none."""
+    field = service_error_field(form, error)
+    if field is None:
+        form.add_error(None, error.message)
+        return
+    service_field = error.extra.get("field")
+    message = error.message
+    if service_field and message.startswith(f"{service_field} "):
+        # "metadata.importance must be ..." is the API's name; next to the input, say the label people see.
+        message = f"{form.fields[field].label or pretty_name(field)}{message[len(service_field):]}"
+    form.add_error(field, message)
+
+
+class ServiceCheckedTextField(forms.CharField):
+    """Free text passed to the service as typed: the service says what is wrong with it (empty, NUL
+    bytes, too long) in the same words on every edge, so the form adds no rules of its own."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("strip", False)
+        super().__init__(**kwargs)
+        self.validators = [v for v in self.validators if not isinstance(v, validators.ProhibitNullCharactersValidator)]
+
+    def to_python(self, value) -> str:
+        # Browsers send textarea line breaks as CRLF; stored text uses LF, so unchanged text compares equal.
+        return super().to_python(value).replace("\r\n", "\n")
+
+
+def service_text_area(rows: int = 3, **kwargs) -> ServiceCheckedTextField:
+    """Free text in a textarea of ``rows`` lines, checked by the service."""
+    return ServiceCheckedTextField(widget=forms.Textarea(attrs={"rows": rows}), **kwargs)
+
+
+class LabelListField(forms.CharField):
+    """Comma-separated labels -> a list of strings (the service trims, deduplicates and limits them)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("help_text", "Separate them with commas.")
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value):
+        return ", ".join(value) if isinstance(value, (list, tuple)) else value
+
+    def to_python(self, value) -> list[str]:
+        text = super().to_python(value)
+        return [item.strip() for item in text.split(",") if item.strip()]
+
+    def has_changed(self, initial, data) -> bool:
+        return list(initial or []) != self.to_python(data)
+
+
+class LinesField(forms.CharField):
+    """One item a line -> a list of strings (blank lines dropped; the service limits them)."""
+
+    widget = forms.Textarea(attrs={"rows": 3})
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("help_text", "One a line.")
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value):
+        return "\n".join(value) if isinstance(value, (list, tuple)) else value
+
+    def to_python(self, value) -> list[str]:
+        return [line.strip() for line in super().to_python(value).splitlines() if line.strip()]
+
+    def has_changed(self, initial, data) -> bool:
+        return list(initial or []) != self.to_python(data)
+
+
+def unit_interval_field(label: str, help_text: str) -> forms.FloatField:
+    """An optional number from 0 to 1 (importance, strength, confidence). No min/max here: the service
+    checks the range and says so next to the field."""
+    return forms.FloatField(
+        label=label, required=False, help_text=help_text,
+        widget=forms.NumberInput(attrs={"step": "0.05", "inputmode": "decimal"}),
+    )
