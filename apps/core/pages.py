@@ -13,6 +13,9 @@ from django.http import Http404
 from apps.core.exceptions import DomainError, NotFound
 from apps.core.forms import add_service_error, service_error_field
 
+# The MCP endpoint that pages show in the client configurations they offer.
+MCP_PATH = "/mcp/thoughtmcp/"
+
 
 def not_found_is_404(view):
     """A NotFound from a service or selector is the 404 page, whoever's memory or token it was."""

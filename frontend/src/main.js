@@ -1,4 +1,4 @@
-// The dashboard's live memory graph (templates/dashboard/graph.html).
+// The dashboard's live memory graph (templates/graph/graph.html).
 //
 // Nodes are memories, edges links; sigma.js draws them with WebGL and ForceAtlas2 lays them out in
 // a web worker (frames.js: how panning stays smooth when drawing a frame is slow). The page loads a snapshot (GET /api/v1/graph/snapshot/ with the filters), follows

@@ -1,16 +1,15 @@
-"""Forms of the dashboard. They only parse what people type into the shapes that services take
-(numbers, lists, dates); the rules themselves (empty content, ranges, sizes, scopes) belong to the
+"""Forms of the memory pages (templates/memories/). They only parse what people type into the shapes that
+memory_store, memory_update and memory_search take (numbers, lists, dates); the rules belong to the
 services, whose InvalidInput errors `add_service_error` puts next to the input they are about."""
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import datetime, time
 
 from django import forms
 from django.utils import timezone
 
-from apps.accounts.models import ApiToken
 from apps.core.forms import LabelListField, ServiceCheckedTextField, unit_interval_field
-from apps.core.limits import OFFSET, TOKEN_EXPIRY_DAYS
+from apps.core.limits import OFFSET
 from apps.memories.models import Sector
 
 SEARCH_PAGE_SIZES = [(10, "10"), (20, "20"), (50, "50"), (100, "100")]
@@ -125,26 +124,3 @@ def _day_start(day):
 def _day_end(day):
     # "To" a date includes that whole day.
     return timezone.make_aware(datetime.combine(day, time.max)) if day else None
-
-
-class TokenCreateForm(forms.Form):
-    # A plain CharField: it refuses NUL bytes, which token_create does not check.
-    name = forms.CharField(required=False, help_text="Which agent or machine will use it, e.g. “laptop Claude Desktop”.")
-    scopes = forms.MultipleChoiceField(
-        choices=ApiToken.Scope.choices, required=False, initial=["read", "write"],
-        widget=forms.CheckboxSelectMultiple,
-        help_text="read: retrieve and search; write: store, update and delete; admin: act for other users (staff only).",
-    )
-    expires_in_days = forms.IntegerField(
-        label="Expires in (days)", required=False, **TOKEN_EXPIRY_DAYS.form(),
-        help_text="Leave empty for a token that never expires.",
-    )
-
-    service_fields = {"expires_at": "expires_in_days"}
-
-    def service_arguments(self) -> dict:
-        days = self.cleaned_data["expires_in_days"]
-        return {
-            "name": self.cleaned_data["name"], "scopes": self.cleaned_data["scopes"],
-            "expires_at": timezone.now() + timedelta(days=days) if days else None,
-        }
