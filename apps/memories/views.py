@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.core.exceptions import DomainError, InvalidInput, NotFound
 from apps.core.forms import add_service_error
-from apps.core.pages import not_found_is_404
+from apps.core.pages import act, not_found_is_404
 from apps.cubes.selectors import cube_list
 from apps.memories.forms import MemoryEditForm, MemoryStoreForm, SearchForm
 from apps.memories.selectors import memory_get, memory_links, memory_list, memory_neighbours
@@ -34,14 +34,7 @@ def _memory_action(service, success_message: str):
     @require_POST
     @not_found_is_404
     def view(request, memory_id):
-        try:
-            service(actor=request.user, memory_id=memory_id)
-        except NotFound:
-            raise
-        except DomainError as error:
-            messages.error(request, error.message)
-        else:
-            messages.success(request, success_message)
+        act(request, lambda: service(actor=request.user, memory_id=memory_id), success_message)
         return redirect("dashboard:memory-detail", memory_id=memory_id)
     return view
 
@@ -164,13 +157,8 @@ memory_restore_view = _memory_action(memory_restore, "Memory restored.")
 def memory_destroy(request, memory_id):
     memory = memory_get(actor=request.user, memory_id=memory_id)
     if request.method == "POST":
-        try:
-            memory_delete(actor=request.user, memory_id=memory_id, soft=False)
-        except NotFound:
-            raise
-        except DomainError as error:
-            messages.error(request, error.message)
-            return redirect("dashboard:memory-detail", memory_id=memory_id)
-        messages.success(request, "Memory deleted for good, with its embeddings and links.")
-        return redirect("dashboard:memory-list")
+        if act(request, lambda: memory_delete(actor=request.user, memory_id=memory_id, soft=False),
+               "Memory deleted for good, with its embeddings and links."):
+            return redirect("dashboard:memory-list")
+        return redirect("dashboard:memory-detail", memory_id=memory_id)
     return render(request, "memories/memory_confirm_destroy.html", {"memory": memory})
