@@ -52,43 +52,50 @@ def service_text_area(rows: int = 3, **kwargs) -> ServiceCheckedTextField:
     return ServiceCheckedTextField(widget=forms.Textarea(attrs={"rows": rows}), **kwargs)
 
 
-class LabelListField(forms.CharField):
-    """Comma-separated labels -> a list of strings (the service trims, deduplicates and limits them)."""
+class ListField(forms.CharField):
+    """Text -> a list of strings, split by ``split`` and joined back by ``joiner`` (blank items dropped; the
+    service trims, deduplicates and limits them)."""
+
+    joiner: str
+    default_help_text: str
 
     def __init__(self, **kwargs):
         kwargs.setdefault("required", False)
-        kwargs.setdefault("help_text", "Separate them with commas.")
+        kwargs.setdefault("help_text", self.default_help_text)
         super().__init__(**kwargs)
 
+    def split(self, text: str) -> list[str]:
+        raise NotImplementedError
+
     def prepare_value(self, value):
-        return ", ".join(value) if isinstance(value, (list, tuple)) else value
+        return self.joiner.join(value) if isinstance(value, (list, tuple)) else value
 
     def to_python(self, value) -> list[str]:
-        text = super().to_python(value)
-        return [item.strip() for item in text.split(",") if item.strip()]
+        return [item.strip() for item in self.split(super().to_python(value)) if item.strip()]
 
     def has_changed(self, initial, data) -> bool:
         return list(initial or []) != self.to_python(data)
 
 
-class LinesField(forms.CharField):
-    """One item a line -> a list of strings (blank lines dropped; the service limits them)."""
+class LabelListField(ListField):
+    """Comma-separated labels -> a list of strings."""
+
+    joiner = ", "
+    default_help_text = "Separate them with commas."
+
+    def split(self, text: str) -> list[str]:
+        return text.split(",")
+
+
+class LinesField(ListField):
+    """One item a line -> a list of strings."""
 
     widget = forms.Textarea(attrs={"rows": 3})
+    joiner = "\n"
+    default_help_text = "One a line."
 
-    def __init__(self, **kwargs):
-        kwargs.setdefault("required", False)
-        kwargs.setdefault("help_text", "One a line.")
-        super().__init__(**kwargs)
-
-    def prepare_value(self, value):
-        return "\n".join(value) if isinstance(value, (list, tuple)) else value
-
-    def to_python(self, value) -> list[str]:
-        return [line.strip() for line in super().to_python(value).splitlines() if line.strip()]
-
-    def has_changed(self, initial, data) -> bool:
-        return list(initial or []) != self.to_python(data)
+    def split(self, text: str) -> list[str]:
+        return text.splitlines()
 
 
 def unit_interval_field(label: str, help_text: str) -> forms.FloatField:
