@@ -2,7 +2,7 @@ from django.urls import path
 
 from apps.accounts import views
 
-# No app_name: apps/dashboard/urls.py includes these in its namespace (dashboard:tokens, ...).
+# No app_name: the navigation includes these in the dashboard URL namespace (dashboard:tokens, ...).
 urlpatterns = [
     path("tokens/", views.token_index, name="tokens"),
     path("tokens/new/", views.token_new, name="token-create"),

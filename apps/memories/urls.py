@@ -2,7 +2,7 @@ from django.urls import path
 
 from apps.memories import views
 
-# No app_name: apps/dashboard/urls.py includes these in its namespace (dashboard:memory-detail, ...).
+# No app_name: the navigation includes these in the dashboard URL namespace (dashboard:memory-detail, ...).
 urlpatterns = [
     path("search/", views.search, name="search"),
     path("memories/", views.memory_browse, name="memory-list"),
