@@ -14,9 +14,9 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from apps.core.exceptions import DomainError, InvalidInput, NotFound
+from apps.core.exceptions import DomainError, InvalidInput
 from apps.core.forms import add_service_error
-from apps.core.pages import act, not_found_is_404
+from apps.core.pages import act, not_found_is_404, submit
 from apps.cubes.selectors import cube_list
 from apps.memories.forms import MemoryEditForm, MemoryStoreForm, SearchForm
 from apps.memories.selectors import memory_get, memory_links, memory_list, memory_neighbours
@@ -130,17 +130,11 @@ def memory_detail(request, memory_id):
 def memory_edit(request, memory_id):
     memory = memory_get(actor=request.user, memory_id=memory_id, include_deleted=False)
     form = MemoryEditForm.for_memory(memory, data=request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            updated = memory_update(actor=request.user, memory_id=memory_id, **form.changes())
-        except NotFound:
-            raise
-        except DomainError as error:
-            add_service_error(form, error)
-        else:
-            note = " Its embeddings and links were rebuilt." if updated.embeddings_regenerated else ""
-            messages.success(request, f"Memory saved.{note}")
-            return redirect("dashboard:memory-detail", memory_id=memory_id)
+    updated = submit(request, form, lambda: memory_update(actor=request.user, memory_id=memory_id, **form.changes()))
+    if updated:
+        note = " Its embeddings and links were rebuilt." if updated.embeddings_regenerated else ""
+        messages.success(request, f"Memory saved.{note}")
+        return redirect("dashboard:memory-detail", memory_id=memory_id)
     return render(request, "memories/memory_form.html", {"form": form, "memory": memory, "title": "Edit memory"})
 
 
