@@ -1,8 +1,8 @@
 """Per-cube document frequencies of lexemes, kept exact by statement-level triggers.
 
-The lexical score weighs each query lexeme by its IDF over the memories in scope. Counting those
-document frequencies at query time meant reading every match of every query word (28% of a 100k
-corpus for a typical question; docs/benchmarks.md). These triggers keep the counts as memories are
+The lexical score weighs each query lexeme by its IDF over the memories in scope. Counted at query
+time, those document frequencies would cost reading every match of every query word
+(docs/benchmarks.md#retrieve-and-search-latency). These triggers keep the counts as memories are
 written instead: one row per (cube, lexeme) with the number of live memories of the cube that contain
 it, and the row with lexeme '' holding the number of live memories. Statement-level triggers with
 transition tables cost one grouped upsert per statement, so bulk inserts stay cheap; each statement
