@@ -20,19 +20,16 @@ from apps.core.exceptions import DomainError, InvalidInput
 from apps.core.limits import DECOMPOSE_DEPTH
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend, ProblemContext
 from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, model_or_fallback
-from apps.reasoning.analysis.reasoning_text import (
+from apps.reasoning.analysis.problem import (
     SEQUENCE_CUES,
     VERB_KIND,
     ProblemProfile,
     clauses,
     domain_signals,
     evidence_line,
-    matched,
-    overlap,
     profile_problem,
-    shorten,
-    words,
 )
+from apps.reasoning.analysis.reasoning_text import matched, overlap, shorten, words
 from apps.reasoning.analysis.think import problem_prompt
 
 MIN_DEPTH, MAX_DEPTH, DEFAULT_DEPTH = DECOMPOSE_DEPTH.low, DECOMPOSE_DEPTH.high, DECOMPOSE_DEPTH.default

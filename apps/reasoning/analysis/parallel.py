@@ -20,13 +20,8 @@ from apps.core.exceptions import InvalidInput
 from apps.core.limits import PARALLEL_TIMEOUT_MS
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend, ProblemContext
 from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, texts
-from apps.reasoning.analysis.reasoning_text import (
-    ProblemProfile,
-    coverage_confidence,
-    profile_problem,
-    shorten,
-    similarity,
-)
+from apps.reasoning.analysis.problem import ProblemProfile, coverage_confidence, profile_problem
+from apps.reasoning.analysis.reasoning_text import shorten, similarity
 from apps.reasoning.analysis.think import (
     MODE_DESCRIPTIONS,
     STREAMS,

@@ -1,7 +1,7 @@
 """ThoughtMCP's ``think``: reasoning about a problem in one of four modes (analytical, creative, critical, synthetic),
 or in all four at once (parallel, see parallel.py).
 
-Without a model, each mode is a stream of four phases over the problem's profile (reasoning_text.py): the
+Without a model, each mode is a stream of four phases over the problem's profile (problem.py): the
 analytical stream frames the problem and weighs its domain factors, constraints, goals and evidence; the creative
 stream reframes it and proposes alternatives; the critical stream surfaces assumptions and risks, and turns the
 caller's sharp edges and open issues into warnings; the synthetic stream connects the parts and reads what the
@@ -18,18 +18,15 @@ from typing import Any
 from apps.core.exceptions import InvalidInput
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend, ProblemContext
 from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, evidence_prompt, model_or_fallback, texts, unit
-from apps.reasoning.analysis.reasoning_text import (
+from apps.reasoning.analysis.problem import (
     ProblemProfile,
     coverage_confidence,
     domain_signals,
     evidence_line,
-    is_measurable,
-    join_list,
     knowledge,
-    lower_first,
-    overlap,
     profile_problem,
 )
+from apps.reasoning.analysis.reasoning_text import is_measurable, join_list, lower_first, overlap
 
 STREAMS = ("analytical", "creative", "critical", "synthetic")
 MODES = (*STREAMS, "parallel")
