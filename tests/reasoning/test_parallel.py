@@ -10,7 +10,7 @@ from apps.core.exceptions import DomainError, InvalidInput
 from apps.reasoning.analysis.common import EvidenceItem, ProblemContext
 from apps.reasoning.analysis import parallel as parallel_module
 from apps.reasoning.analysis.parallel import Board, think_parallel
-from apps.reasoning.analysis.think import STREAMS, Finding
+from apps.reasoning.analysis.streams import STREAMS, Finding
 from tests.reasoning.test_think import ScriptedModel
 
 MICROSERVICES = "Should we migrate to microservices architecture?"

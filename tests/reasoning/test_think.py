@@ -6,7 +6,8 @@ import pytest
 
 from apps.core.exceptions import InvalidInput
 from apps.reasoning.analysis.common import EvidenceItem, ProblemContext
-from apps.reasoning.analysis.think import MODES, STREAMS, think
+from apps.reasoning.analysis.streams import STREAMS
+from apps.reasoning.analysis.think import MODES, think
 
 DB_PROBLEM = "How to optimize database query performance?"
 DB_CONTEXT = ProblemContext.parse({

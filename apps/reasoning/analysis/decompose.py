@@ -27,10 +27,10 @@ from apps.reasoning.analysis.problem import (
     clauses,
     domain_signals,
     evidence_line,
+    problem_prompt,
     profile_problem,
 )
 from apps.reasoning.analysis.reasoning_text import matched, overlap, shorten, words
-from apps.reasoning.analysis.think import problem_prompt
 
 MIN_DEPTH, MAX_DEPTH, DEFAULT_DEPTH = DECOMPOSE_DEPTH.low, DECOMPOSE_DEPTH.high, DECOMPOSE_DEPTH.default
 ROOT_ID = "problem-1-0"

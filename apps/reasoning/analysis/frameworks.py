@@ -16,16 +16,16 @@ from typing import Any, NamedTuple
 
 from apps.core.exceptions import InvalidInput
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend, ProblemContext
-from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, model_or_fallback, texts
+from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, model_or_fallback, model_score, texts
 from apps.reasoning.analysis.problem import (
     ProblemProfile,
     coverage_confidence,
     evidence_line,
     knowledge,
+    problem_prompt,
     profile_problem,
 )
 from apps.reasoning.analysis.reasoning_text import join_list, lower_first, matched
-from apps.reasoning.analysis.think import model_score, problem_prompt
 
 # A runner-up scoring this close to the winner is worth running alongside it.
 HYBRID_RATIO = 0.8

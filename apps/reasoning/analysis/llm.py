@@ -94,6 +94,12 @@ def unit(value: Any, *, low: float = 0.0, high: float = 1.0) -> float | None:
     return round(min(high, max(low, float(value))), 3)
 
 
+def model_score(value: Any) -> float:
+    """A model's 0..1 number, clamped; one that is not a number is the neutral 0.5."""
+    score = unit(value)
+    return 0.5 if score is None else score
+
+
 def texts(value: Any, *, limit: int = 10) -> list[str]:
     """A model's list of strings, without blanks and non-strings, at most ``limit``."""
     if not isinstance(value, list):

@@ -1,7 +1,7 @@
 """ThoughtMCP's ``think_parallel``: the analytical, creative, critical and synthetic streams reasoning at once, under
 one time budget, and a synthesis that keeps who said what and where they disagree.
 
-Each stream runs in its own thread (a model call blocks) and reasons in four phases (think.py). After phases 1-3 it
+Each stream runs in its own thread (a model call blocks) and reasons in four phases (streams.py). After phases 1-3 it
 publishes its findings on a shared ``Board`` and waits at the sync point for the others, but only until 25%, 50%
 or 75% of the budget has passed, so one slow stream cannot hold the rest. The synthetic stream reads the others'
 published findings at each sync point, and with a model it asks only after the others' model findings are on the
@@ -19,10 +19,10 @@ from typing import Any
 from apps.core.exceptions import InvalidInput
 from apps.core.limits import PARALLEL_TIMEOUT_MS
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend, ProblemContext
-from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, texts
-from apps.reasoning.analysis.problem import ProblemProfile, coverage_confidence, profile_problem
+from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, model_score, texts
+from apps.reasoning.analysis.problem import ProblemProfile, coverage_confidence, problem_prompt, profile_problem
 from apps.reasoning.analysis.reasoning_text import shorten, similarity
-from apps.reasoning.analysis.think import (
+from apps.reasoning.analysis.streams import (
     MODE_DESCRIPTIONS,
     STREAMS,
     Finding,
@@ -30,8 +30,6 @@ from apps.reasoning.analysis.think import (
     Phase,
     StreamResult,
     evidence_findings,
-    model_score,
-    problem_prompt,
     ranked,
     stream_phases,
 )

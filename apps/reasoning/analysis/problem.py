@@ -12,6 +12,7 @@ from typing import Any
 
 from apps.core.exceptions import InvalidInput
 from apps.reasoning.analysis.common import EvidenceItem, ProblemContext
+from apps.reasoning.analysis.llm import evidence_prompt
 from apps.reasoning.analysis.reasoning_text import (
     STOPWORDS,
     WORD,
@@ -283,6 +284,15 @@ def profile_problem(problem: Any, context: ProblemContext, evidence: list[Eviden
         domains=domain_signals(whole), hedges=tuple(matched(whole, HEDGES)), causal=tuple(matched(whole, CAUSAL_CUES)),
         evidence=tuple(sorted(evidence, key=lambda item: -item.score)),
     )
+
+
+def problem_prompt(profile: ProblemProfile) -> str:
+    """The problem, its context and the evidence, as every model prompt of the analyses states them."""
+    parts = [f"Problem: {profile.problem}"]
+    if not profile.context.is_empty:
+        parts.append(profile.context.as_text())
+    parts.append(evidence_prompt(list(profile.evidence)))
+    return "\n\n".join(parts)
 
 
 def require_problem(problem: Any) -> str:
