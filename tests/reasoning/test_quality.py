@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from apps.reasoning.analysis.common import EvidenceItem
-from apps.reasoning.analysis.quality import analyze_reasoning, read_biases, read_emotion
+from apps.reasoning.analysis.quality import analyze_reasoning
+from apps.reasoning.analysis.readings import read_biases, read_emotion
 
 SEED = ("Based on our analysis, the proposed solution is optimal because it addresses all requirements while "
         "minimizing costs")

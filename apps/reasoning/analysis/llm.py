@@ -116,6 +116,11 @@ def evidence_prompt(evidence: list[EvidenceItem]) -> str:
     return "Relevant memories of the user (cite them by id when they matter):\n" + "\n".join(lines)
 
 
+def reading_prompt(label: str, text: str, context: str, memories: list[EvidenceItem]) -> str:
+    """A text under review (reasoning, or a text to read for emotion), its context and the caller's memories."""
+    return f"{label}:\n{text}\n\nContext: {context or 'none'}\n\n{evidence_prompt(memories)}"
+
+
 def model_or_fallback(backend: ModelBackend | None, *, ask: Callable[[ModelBackend], dict[str, Any]],
                       fallback: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """``ask(backend)`` with its method when there is a model, else ``fallback()`` (the deterministic analysis,

@@ -31,7 +31,8 @@ from apps.reasoning.analysis.frameworks import analyze_systematically, require_f
 from apps.reasoning.analysis.llm import resolve_backend
 from apps.reasoning.analysis.parallel import require_timeout, think_parallel
 from apps.reasoning.analysis.problem import require_problem
-from apps.reasoning.analysis.quality import analyze_reasoning, read_biases, read_emotion
+from apps.reasoning.analysis.quality import analyze_reasoning
+from apps.reasoning.analysis.readings import read_biases, read_emotion
 from apps.reasoning.analysis.think import require_mode, think
 
 MONITORING_NOTE = ("Engram has no background bias monitor: each detect_bias call analyses the reasoning it is "
