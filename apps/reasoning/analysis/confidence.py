@@ -36,6 +36,7 @@ from apps.memories.models import Memory
 from apps.reasoning.analysis.bias import detect_biases
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend
 from apps.reasoning.analysis.llm import ask_json, evidence_prompt, model_or_fallback, ratings, texts
+from apps.reasoning.analysis.reasoning_text import SENTENCE_BREAK, first_line, listed, matched
 
 DIMENSIONS = ("evidenceQuality", "reasoningCoherence", "completeness", "uncertaintyLevel", "biasFreedom")
 WEIGHTS = {"evidenceQuality": 0.3, "reasoningCoherence": 0.3, "completeness": 0.25, "uncertaintyLevel": 0.15}
@@ -48,7 +49,6 @@ INTERPRETATIONS = (
 WEAK = 0.5
 MAX_TOKENS = 700
 
-SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
 WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
 NUMBER = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|percent|x\b|ms\b|s\b|gb\b|mb\b|k\b)?")
 CONNECTIVES = ("because", "therefore", "thus", "hence", "since", "so that", "as a result", "which means",
@@ -82,8 +82,8 @@ meeting communication research report planning work project question""".split())
 
 
 def find(text: str, phrases: tuple[str, ...]) -> list[str]:
-    """The phrases that occur in (lowercased) ``text`` as whole words, in the order given."""
-    return [phrase for phrase in phrases if re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text)]
+    """The phrases that occur in ``text`` as whole words, a hyphenated compound counting as one word."""
+    return matched(text, phrases, word_chars=r"\w-")
 
 
 def content_words(text: str) -> list[str]:
@@ -270,18 +270,18 @@ def _advice(signals: Signals, dimensions: dict[str, float], *, evidence_texts: l
                f"Reconcile the '{first}' and '{second}' claims, or say under which conditions each holds.")
     missing, _ = uncovered_context(signals, context=context, evidence_texts=evidence_texts)
     if missing:
-        advise(f"The reasoning does not address the context's {_listed(missing)}.",
-               f"Explain how the conclusion holds for {_listed(missing)}.")
+        advise(f"The reasoning does not address the context's {listed(missing, quoted=True)}.",
+               f"Explain how the conclusion holds for {listed(missing, quoted=True)}.")
     if not signals.alternatives:
         advise("No alternatives are considered.", "Compare the conclusion with at least one alternative.")
     if not signals.risks:
         advise("No risks, edge cases or limitations are named.",
                "Name what could make this wrong (edge cases, failure modes) and how you would notice.")
     if signals.hedges and dimensions["uncertaintyLevel"] >= WEAK:
-        advise(f"The reasoning is hedged ({_listed(signals.hedges)}).",
+        advise(f"The reasoning is hedged ({listed(signals.hedges, quoted=True)}).",
                "Resolve the open questions behind the hedges before relying on the conclusion.")
     if signals.absolutes and dimensions["evidenceQuality"] < WEAK:
-        advise(f"Absolute claims without matching support ({_listed(signals.absolutes)}).",
+        advise(f"Absolute claims without matching support ({listed(signals.absolutes, quoted=True)}).",
                "Qualify the absolute claims or back them with evidence.")
     for finding in biases:
         advise(f"Possible {finding.type.replace('_', ' ')} bias (severity {finding.severity:.2f})"
@@ -294,9 +294,13 @@ def _advice(signals: Signals, dimensions: dict[str, float], *, evidence_texts: l
             advise(f"A related issue is on record (memory {item.id}): {first_line(item.content)}",
                    f"Check whether the issue (memory {item.id}) affects this conclusion.")
         elif item.kind == Memory.Kind.DECISION:
-            recommendations.append(f"Check consistency with an earlier decision (memory {item.id}): "
-                                   f"{first_line(item.content)}")
+            recommendations.append(consistency_check(item))
     return warnings, recommendations
+
+
+def consistency_check(item: EvidenceItem) -> str:
+    """The recommendation an earlier decision among the caller's memories makes."""
+    return f"Check consistency with an earlier decision (memory {item.id}): {first_line(item.content)}"
 
 
 def _model_assessment(backend: ModelBackend, *, reasoning: str, evidence_texts: list[str], context: str,
@@ -322,11 +326,3 @@ def _model_assessment(backend: ModelBackend, *, reasoning: str, evidence_texts: 
 def _clamped(value: float) -> float:
     return round(min(1.0, max(0.0, value)), 3)
 
-
-def _listed(items: list[str], limit: int = 4) -> str:
-    return ", ".join(f"'{item}'" for item in items[:limit])
-
-
-def first_line(text: str, limit: int = 160) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit else f"{line[:limit - 1]}…"

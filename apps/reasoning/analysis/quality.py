@@ -25,11 +25,23 @@ from typing import Any
 from apps.memories.models import Memory
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend
 from apps.reasoning.analysis.confidence import (
-    ABSOLUTES, SUPPORT, WEAK, Signals, assess_confidence, cited, coherence, completeness, content_words, find,
-    first_line, remembered, uncovered_context,
+    ABSOLUTES,
+    SUPPORT,
+    WEAK,
+    Signals,
+    assess_confidence,
+    cited,
+    coherence,
+    completeness,
+    consistency_check,
+    content_words,
+    find,
+    remembered,
+    uncovered_context,
 )
 from apps.reasoning.analysis.llm import ask_json, model_or_fallback, ratings, reading_prompt, texts
 from apps.reasoning.analysis.readings import read_biases, read_emotion
+from apps.reasoning.analysis.reasoning_text import first_line, listed
 
 QUALITY = ("coherence", "completeness", "logicalValidity", "evidenceSupport")
 FALLACY_PENALTY = 0.2
@@ -125,15 +137,15 @@ def _assessment(signals: Signals, quality: dict[str, float], *, context: str, fa
         recommendations.append(recommendation)
 
     if quality["coherence"] >= 0.7 and signals.connectives:
-        strengths.append(f"Clear logical structure: claims are linked ({_listed(signals.connectives)})")
+        strengths.append(f"Clear logical structure: claims are linked ({listed(signals.connectives)})")
     if signals.numbers:
-        strengths.append(f"Quantified claims ({_listed(signals.numbers)})")
+        strengths.append(f"Quantified claims ({listed(signals.numbers)})")
     if signals.sources:
-        strengths.append(f"Names its sources of evidence ({_listed(signals.sources)})")
+        strengths.append(f"Names its sources of evidence ({listed(signals.sources)})")
     if signals.alternatives:
-        strengths.append(f"Considers alternatives ({_listed(signals.alternatives)})")
+        strengths.append(f"Considers alternatives ({listed(signals.alternatives)})")
     if signals.risks:
-        strengths.append(f"Names risks and limits ({_listed(signals.risks)})")
+        strengths.append(f"Names risks and limits ({listed(signals.risks)})")
     if not fallacies:
         strengths.append("No fallacy cues found (circular reasoning, unsupported absolutes, false dichotomy, "
                          "hasty generalisation, appeal to popularity)")
@@ -149,7 +161,7 @@ def _assessment(signals: Signals, quality: dict[str, float], *, context: str, fa
         weakness("No risks or limitations are named", "Name what could make the conclusion wrong")
     missing, _ = uncovered_context(signals, context=context, evidence_texts=[])
     if missing:
-        terms = _listed([f"'{term}'" for term in missing])
+        terms = listed(missing, quoted=True)
         weakness(f"Does not address the context's {terms}", f"Relate the reasoning to {terms}")
     for fallacy in fallacies:
         weakness(fallacy, "Restate the step so that its conclusion follows from independent support")
@@ -159,8 +171,7 @@ def _assessment(signals: Signals, quality: dict[str, float], *, context: str, fa
             weakness(f"Does not account for a known {label} (memory {item.id}): {first_line(item.content)}",
                      f"Check the reasoning against the {label} in memory {item.id}")
         elif item.kind == Memory.Kind.DECISION:
-            recommendations.append(f"Check consistency with an earlier decision (memory {item.id}): "
-                                   f"{first_line(item.content)}")
+            recommendations.append(consistency_check(item))
     return strengths, weaknesses, recommendations
 
 
@@ -181,7 +192,4 @@ def _model_quality(backend: ModelBackend, *, reasoning: str, context: str,
             "strengths": texts(answer.get("strengths")), "weaknesses": texts(answer.get("weaknesses")),
             "recommendations": texts(answer.get("recommendations"))}
 
-
-def _listed(items: list[str], limit: int = 4) -> str:
-    return ", ".join(items[:limit])
 

@@ -56,14 +56,22 @@ def sentences(text: str) -> list[str]:
     return [part.strip(" .!?;") for part in SENTENCE_BREAK.split(text.strip()) if part.strip(" .!?;")]
 
 
-def matched(text: str, cues: tuple[str, ...]) -> list[str]:
-    lowered = f" {text.lower()} "
-    return [cue for cue in cues if re.search(rf"(?<![a-z0-9]){re.escape(cue)}(?![a-z0-9])", lowered)]
+def matched(text: str, cues: tuple[str, ...], *, word_chars: str = "a-z0-9") -> list[str]:
+    """The cues that occur in ``text`` (in any case) as whole words, in the order given: no character of the class
+    ``word_chars`` stands right before or after them."""
+    lowered = text.lower()
+    return [cue for cue in cues if re.search(rf"(?<![{word_chars}]){re.escape(cue)}(?![{word_chars}])", lowered)]
 
 
 def shorten(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def first_line(text: str, limit: int = 160) -> str:
+    """The text's first line, cut to ``limit`` characters."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else f"{line[:limit - 1]}…"
 
 
 def lower_first(text: str) -> str:
@@ -76,6 +84,11 @@ def join_list(items: list[str] | tuple[str, ...], *, limit: int = 3) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def listed(items: list[str], *, quoted: bool = False, limit: int = 4) -> str:
+    """The first ``limit`` items, comma-separated, each in single quotes when ``quoted``."""
+    return ", ".join(f"'{item}'" if quoted else item for item in items[:limit])
 
 
 def is_measurable(text: str) -> bool:
