@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from apps.reasoning.analysis.text import is_negated
+from apps.reasoning.analysis.reasoning_text import is_negated
 
 STRONG, MEDIUM, WEAK = 1.0, 0.6, 0.35
 THRESHOLD = 0.9  # a strong indicator alone, or a medium and a weak one together

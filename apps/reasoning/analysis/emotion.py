@@ -19,7 +19,15 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from apps.reasoning.analysis.text import BOOSTERS, DAMPENERS, Token, intensity, is_negated, tokenize, word_forms
+from apps.reasoning.analysis.reasoning_text import (
+    BOOSTERS,
+    DAMPENERS,
+    Token,
+    intensity,
+    is_negated,
+    tokenize,
+    word_forms,
+)
 
 METHOD = "lexicon"
 EMOTIONS: tuple[str, ...] = ("joy", "sadness", "anger", "fear", "disgust", "surprise", "pride", "shame", "guilt",
