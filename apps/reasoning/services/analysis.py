@@ -87,9 +87,8 @@ def reasoning_detect_bias(*, actor: User, reasoning, context=None, monitor_conti
                           model: ModelBackend | None = None) -> dict:
     reasoning, context = _text(reasoning, field="reasoning"), _optional_text(context, field="context")
     monitor = clean_bool(monitor_continuously, field="monitorContinuously")
-    memories = _evidence(actor, reasoning, context)
-    data = {**_detection(read_biases, text=reasoning, context=context, memories=memories,
-                         backend=resolve_backend(model)), "monitoringActive": False}
+    data, memories = _detection(read_biases, actor=actor, text=reasoning, context=context, model=model)
+    data["monitoringActive"] = False
     if monitor:
         data["monitoringNote"] = MONITORING_NOTE
     return _with_memories(data, memories)
@@ -99,9 +98,8 @@ def reasoning_detect_emotion(*, actor: User, text, include_discrete=True, contex
                              model: ModelBackend | None = None) -> dict:
     text, context = _text(text, field="text"), _optional_text(context, field="context")
     include_discrete = clean_bool(include_discrete, field="includeDiscrete")
-    memories = _evidence(actor, text, context)
-    data = _detection(read_emotion, text=text, include_discrete=include_discrete, context=context, memories=memories,
-                      backend=resolve_backend(model))
+    data, memories = _detection(read_emotion, actor=actor, text=text, context=context, model=model,
+                                include_discrete=include_discrete)
     return _with_memories(data, memories)
 
 
@@ -157,10 +155,12 @@ def _evidence_texts(value: Any) -> list[str]:
     return [_bounded(item.strip(), field="evidence") for item in value]
 
 
-
-
-def _detection(read: Callable[..., dict], **arguments) -> dict:
-    """The reading with the seed's detectionTime: how long the detection itself took, in ms."""
+def _detection(read: Callable[..., dict], *, actor: User, text: str, context: str, model: ModelBackend | None,
+               **options) -> tuple[dict, list[EvidenceItem]]:
+    """The reading of ``text`` with the seed's detectionTime (how long the detection itself took, in ms), and the
+    caller's memories it drew on."""
+    memories = _evidence(actor, text, context)
+    backend = resolve_backend(model)
     started = time.perf_counter()
-    data = read(**arguments)
-    return {**data, "detectionTime": round((time.perf_counter() - started) * 1000, 1)}
+    data = read(text=text, context=context, memories=memories, backend=backend, **options)
+    return {**data, "detectionTime": round((time.perf_counter() - started) * 1000, 1)}, memories
