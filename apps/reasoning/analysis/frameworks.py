@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from apps.core.exceptions import InvalidInput
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend, ProblemContext
-from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, model_or_fallback, model_score, texts
+from apps.reasoning.analysis.llm import ask_json, model_or_fallback, model_score, required_conclusion, texts
 from apps.reasoning.analysis.problem import (
     ProblemProfile,
     coverage_confidence,
@@ -234,9 +234,7 @@ def _with_model(profile: ProblemProfile, selection: Selection, backend: ModelBac
               "what you found\"], \"insights\": [strings], \"confidence\": number between 0 and 1}.")
     answer = ask_json(backend, system=system, prompt=problem_prompt(profile), max_tokens=FRAMEWORK_MAX_TOKENS,
                       key="analyze-systematically")
-    conclusion = answer.get("conclusion")
-    if not isinstance(conclusion, str) or not conclusion.strip():
-        raise ModelAnswerInvalid("The model's answer has no conclusion.")
+    conclusion = required_conclusion(answer)
     proposed = answer.get("framework")
     if not fixed and isinstance(proposed, str) and proposed in FRAMEWORKS and proposed != framework.id:
         chosen = FRAMEWORKS[proposed]
@@ -245,7 +243,7 @@ def _with_model(profile: ProblemProfile, selection: Selection, backend: ModelBac
                               ((framework, framework.angle), *[alternative for alternative in selection.alternatives
                                                                if alternative[0].id != chosen.id])[:2])
     _, gaps = coverage_confidence(profile, found=0)
-    result = {"conclusion": conclusion.strip(), "steps": texts(answer.get("steps")) or
+    result = {"conclusion": conclusion, "steps": texts(answer.get("steps")) or
               [name for name, _ in selection.framework.steps], "insights": texts(answer.get("insights")),
               "confidence": model_score(answer.get("confidence")), "limitations": gaps}
     return _shape(selection, result)

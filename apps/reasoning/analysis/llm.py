@@ -100,6 +100,14 @@ def model_score(value: Any) -> float:
     return 0.5 if score is None else score
 
 
+def required_conclusion(answer: dict[str, Any]) -> str:
+    """The answer's conclusion, stripped; ModelAnswerInvalid when it has none."""
+    conclusion = answer.get("conclusion")
+    if not isinstance(conclusion, str) or not conclusion.strip():
+        raise ModelAnswerInvalid("The model's answer has no conclusion.")
+    return conclusion.strip()
+
+
 def texts(value: Any, *, limit: int = 10) -> list[str]:
     """A model's list of strings, without blanks and non-strings, at most ``limit``."""
     if not isinstance(value, list):

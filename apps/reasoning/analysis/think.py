@@ -11,7 +11,7 @@ from typing import Any
 
 from apps.core.exceptions import InvalidInput
 from apps.reasoning.analysis.common import DETERMINISTIC, EvidenceItem, ModelBackend, ProblemContext
-from apps.reasoning.analysis.llm import ModelAnswerInvalid, ask_json, model_or_fallback, model_score, texts
+from apps.reasoning.analysis.llm import ask_json, model_or_fallback, model_score, required_conclusion, texts
 from apps.reasoning.analysis.parallel import DEFAULT_TIMEOUT_MS, think_parallel
 from apps.reasoning.analysis.problem import ProblemProfile, coverage_confidence, problem_prompt, profile_problem
 from apps.reasoning.analysis.streams import (
@@ -59,11 +59,9 @@ def _think_deterministic(profile: ProblemProfile, mode: str) -> dict[str, Any]:
 def _think_with_model(profile: ProblemProfile, mode: str, backend: ModelBackend) -> dict[str, Any]:
     answer = ask_json(backend, system=mode_system_prompt(mode), prompt=problem_prompt(profile),
                       max_tokens=THINK_MAX_TOKENS, key=f"think-{mode}")
-    conclusion = answer.get("conclusion")
-    if not isinstance(conclusion, str) or not conclusion.strip():
-        raise ModelAnswerInvalid("The model's answer has no conclusion.")
+    conclusion = required_conclusion(answer)
     _, gaps = coverage_confidence(profile, found=0)
-    return {"conclusion": conclusion.strip(), "reasoning": texts(answer.get("reasoning")),
+    return {"conclusion": conclusion, "reasoning": texts(answer.get("reasoning")),
             "insights": texts(answer.get("insights")), "confidence": model_score(answer.get("confidence")),
             "limitations": gaps, "status": "completed"}
 
