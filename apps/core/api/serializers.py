@@ -62,6 +62,10 @@ class JSONBooleanField(serializers.BooleanField):
         return data
 
 
+class NoBodySerializer(StrictSerializer):
+    """An operation that takes no body: any field sent is refused rather than silently ignored."""
+
+
 class AtLeastOneFieldMixin:
     """For PATCH bodies: one that changes nothing is a mistake worth reporting."""
 

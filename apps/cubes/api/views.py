@@ -5,7 +5,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 
-from apps.core.api.serializers import PageQuerySerializer, error_responses, validated
+from apps.core.api.serializers import NoBodySerializer, PageQuerySerializer, error_responses, validated
 from apps.cubes.api.serializers import (
     AccessCheckSerializer, AccessDecisionSerializer, CubeCreateSerializer, CubeDeleteQuerySerializer,
     CubeDetailSerializer, CubeSerializer, CubeUpdateSerializer, MembershipSerializer, ShareSerializer,
@@ -15,7 +15,6 @@ from apps.cubes.selectors import access_check, cube_get_with_stats, cube_list_wi
 from apps.cubes.services import (
     cube_delete, cube_register, cube_restore, cube_revoke, cube_share, cube_unregister, cube_update,
 )
-from apps.memories.api.serializers import NoBodySerializer
 
 CUBE_ID = OpenApiParameter("cube_id", OpenApiTypes.STR, OpenApiParameter.PATH, pattern=CUBE_ID_PATTERN)
 MEMBER = OpenApiParameter("user", OpenApiTypes.STR, OpenApiParameter.PATH, description="Username or user id.")

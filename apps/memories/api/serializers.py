@@ -174,10 +174,6 @@ class MemoryUpdateSerializer(AtLeastOneFieldMixin, MemoryFieldsSerializer):
     strength = unit_field("How firmly the memory is held; decays over time, access reinforces it.")
 
 
-class NoBodySerializer(StrictSerializer):
-    """An operation that takes no body: any field sent is refused rather than silently ignored."""
-
-
 class DateRangeSerializer(StrictSerializer):
     start = serializers.DateTimeField(required=False, allow_null=True, help_text="ISO 8601; created at or after.")
     end = serializers.DateTimeField(required=False, allow_null=True, help_text="ISO 8601; created at or before.")

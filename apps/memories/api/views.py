@@ -4,12 +4,12 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 
-from apps.core.api.serializers import error_responses, validated
+from apps.core.api.serializers import NoBodySerializer, error_responses, validated
 from apps.core.exceptions import InvalidInput
 from apps.memories.api.serializers import (
     MemoryDeleteQuerySerializer, MemoryLinkSerializer, MemoryLinksQuerySerializer, MemoryListItemSerializer,
     MemoryListQuerySerializer, MemoryQuerySerializer, MemorySerializer, MemoryStoreSerializer,
-    MemoryUpdateSerializer, NoBodySerializer, RetrieveResponseSerializer, SearchResponseSerializer,
+    MemoryUpdateSerializer, RetrieveResponseSerializer, SearchResponseSerializer,
 )
 from apps.memories.selectors import memory_get, memory_links, memory_list
 from apps.memories.services import (

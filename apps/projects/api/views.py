@@ -17,9 +17,8 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, OpenApiType
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 
-from apps.core.api.serializers import PageQuerySerializer, error_responses, validated
+from apps.core.api.serializers import NoBodySerializer, PageQuerySerializer, error_responses, validated
 from apps.core.exceptions import DomainError
-from apps.memories.api.serializers import NoBodySerializer
 from apps.projects.api.serializers import (
     AttemptSerializer, ContextQuerySerializer, ContextResultSerializer, DecisionAddedSerializer,
     DecisionCreateSerializer, DecisionListQuerySerializer, DecisionSerializer, DecisionUpdateSerializer,

@@ -12,8 +12,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 
-from apps.core.api.serializers import error_responses, validated
-from apps.memories.api.serializers import NoBodySerializer
+from apps.core.api.serializers import NoBodySerializer, error_responses, validated
 from apps.reasoning import mental_models, selectors
 from apps.reasoning.api import serializers as s
 from apps.reasoning.services import analysis, notebooks, thoughts
