@@ -21,6 +21,12 @@ HNSW_EF_SEARCH = 200
 EXACT_SCOPE_MEMORIES = 2000
 
 
+def vector_text(vector) -> str:
+    """A vector (a list of floats or a numpy array) in pgvector's text form, for a ``%s::vector`` parameter of
+    raw SQL: what pgvector.django's own distance functions send."""
+    return Vector(vector).to_text()
+
+
 @contextmanager
 def filtered_vector_scan():
     """Run the enclosed queries with HNSW iterative scans (SET LOCAL: this transaction only)."""
@@ -49,7 +55,7 @@ def nearest_exactly(memory_ids: list, vector, sectors: list[str], limit: int) ->
             f"SELECT memory_id, embedding <=> %s::vector AS distance FROM {MemoryEmbedding._meta.db_table} "
             "WHERE memory_id = ANY(%s::uuid[]) AND sector = ANY(%s::text[]) OFFSET 0) AS compared "
             "GROUP BY memory_id ORDER BY distance, memory_id LIMIT %s",
-            [Vector._to_db(vector), list(memory_ids), list(sectors), limit],
+            [vector_text(vector), list(memory_ids), list(sectors), limit],
         )
         return cursor.fetchall()
 

@@ -37,7 +37,6 @@ from django.db import connection
 from django.db.models import BooleanField, F, FloatField, Sum
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
-from pgvector import Vector
 from pgvector.django import CosineDistance
 
 from apps.accounts.models import User
@@ -48,7 +47,7 @@ from apps.memories.query import ParsedQuery, any_words, parse_search
 from apps.memories.selectors import memory_filtered, memory_scope_cube_ids
 from apps.memories.services.lifecycle import memory_reinforce
 from apps.memories.validation import MemoryFilters, clean_limit, clean_offset
-from apps.memories.vectors import filtered_vector_scan, nearest_exactly
+from apps.memories.vectors import filtered_vector_scan, nearest_exactly, vector_text
 
 DENSE_WEIGHT = 0.5
 LEXICAL_WEIGHT = 0.5
@@ -339,7 +338,7 @@ def _score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, ne
     found in the same statement (see `_dense_candidates`; None when too few came back, and the caller
     asks again the slower way). Raw SQL: the ORM took longer to build this statement and read its
     rows than PostgreSQL took to run it (docs/benchmarks.md)."""
-    query_vector = Vector._to_db(vector)
+    query_vector = vector_text(vector)
     params: list = []
     ctes = ""
     pool_sql = "SELECT unnest(%s::uuid[])"
