@@ -28,8 +28,7 @@ from apps.core.exceptions import InvalidInput, NotFound
 from apps.core.limits import CHAT_MAX_TOKENS, CHAT_TOP_K
 from apps.memories.models import Memory
 from apps.memories.services import memory_retrieve
-from apps.memories.services.retrieval import MAX_QUERY_CHARS
-from apps.memories.validation import MemoryFilters
+from apps.memories.validation import MAX_QUERY_CHARS, MemoryFilters
 
 MAX_QUERY_LENGTH = 10000
 HISTORY_MESSAGES = 20  # ten turns

@@ -1,9 +1,10 @@
 """Every numeric bound of Engram's inputs, in one place.
 
-Services clean their numbers with these ranges, and every edge reads the same range rather than writing
-its own: REST serializers (``Range.drf()``), MCP input models (``Range.schema()``), dashboard forms
-(``Range.form()``) and the docs. A number outside a range is an InvalidInput that names the field and
-the range, never a value handed on to PostgreSQL (whose bigint overflows at 2^63) or to a loop.
+Services clean their numbers with these ranges (``Range`` for whole numbers, ``Interval`` for fractions),
+and every edge reads the same range rather than writing its own: REST serializers (``.drf()``), MCP input
+models (``.schema()``), dashboard forms (``Range.form()``) and the docs. A number outside a range is an
+InvalidInput that names the field and the range, never a value handed on to PostgreSQL (whose bigint
+overflows at 2^63) or to a loop.
 """
 from __future__ import annotations
 
@@ -54,6 +55,35 @@ class Range:
                 "error_messages": {"invalid": message, "min_value": message, "max_value": message}}
 
 
+@dataclass(frozen=True)
+class Interval:
+    """A closed range of numbers, fractions included."""
+
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return f"between {self.low:g} and {self.high:g}"
+
+    def clean(self, value, *, field: str) -> float | None:
+        """The value as a float (None stays None; true and "0.5" are refused), or InvalidInput."""
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InvalidInput(f"{field} must be a number {self}.", field=field)
+        if not self.low <= float(value) <= self.high:
+            raise InvalidInput(f"{field} must be {self}, got {value}.", field=field)
+        return float(value)
+
+    def drf(self) -> dict:
+        """Keyword arguments for a DRF FloatField (and so the OpenAPI minimum/maximum)."""
+        return {"min_value": self.low, "max_value": self.high}
+
+    def schema(self) -> dict:
+        """Keyword arguments for a pydantic Field (and so the MCP inputSchema's minimum/maximum)."""
+        return {"ge": self.low, "le": self.high}
+
+
 # Pagination of lists, searches and histories. Nobody pages ten thousand items deep; the bound keeps a
 # retrieval's candidate pool and every SQL OFFSET small (an unbounded offset overflowed bigint).
 PAGE_LIMIT = Range(1, 100, default=10)
@@ -85,3 +115,6 @@ DECOMPOSE_DEPTH = Range(1, 5, default=3)
 # An API token's lifetime in days, where an edge asks for days (the dashboard's token form); a century, and
 # beyond it the expiry date overflows.
 TOKEN_EXPIRY_DAYS = Range(1, 36_500)
+
+# A fraction from 0 to 1: a memory's importance, salience and strength, their minimums in a query, a link's weight.
+UNIT = Interval(0.0, 1.0)

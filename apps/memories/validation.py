@@ -12,12 +12,16 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from apps.core.exceptions import InvalidInput
-from apps.core.limits import OFFSET, PAGE_LIMIT
+from apps.core.limits import OFFSET, PAGE_LIMIT, UNIT
 from apps.cubes.validation import is_cube_id
 from apps.memories.models import SECTORS
 
+# The memory core's text bounds, read by the services and by every edge's schema.
 MAX_LIST_ITEMS = 50
 MAX_LABEL_CHARS = 100
+MAX_CONTEXT_CHARS = 2000
+MAX_ID_CHARS = 200
+MAX_QUERY_CHARS = 2000
 
 
 def clean_content(value, *, field_name: str = "content") -> str:
@@ -55,13 +59,7 @@ def clean_sectors(values, *, field_name: str = "sectors") -> list[str]:
 
 
 def clean_unit(value, *, field_name: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidInput(f"{field_name} must be a number between 0 and 1.", field=field_name)
-    if not 0.0 <= float(value) <= 1.0:
-        raise InvalidInput(f"{field_name} must be between 0 and 1, got {value}.", field=field_name)
-    return float(value)
+    return UNIT.clean(value, field=field_name)
 
 
 def clean_labels(values, *, field_name: str) -> list[str]:
@@ -93,6 +91,18 @@ def clean_text(value, *, field_name: str, max_chars: int) -> str:
     if len(value) > max_chars:
         raise InvalidInput(f"{field_name} has at most {max_chars} characters.", field=field_name)
     return value.strip()
+
+
+def clean_query(text) -> str:
+    if text is None:
+        return ""
+    if not isinstance(text, str):
+        raise InvalidInput("text must be a string.", field="text")
+    if "\x00" in text:
+        raise InvalidInput("text cannot contain NUL bytes.", field="text")
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"text has at most {MAX_QUERY_CHARS} characters.", field="text")
+    return text.strip()
 
 
 def clean_datetime(value, *, field_name: str) -> datetime | None:

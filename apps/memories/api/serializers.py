@@ -8,12 +8,10 @@ from rest_framework import serializers
 from apps.core.api.serializers import (
     AtLeastOneFieldMixin, JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer, StrictSerializer,
 )
-from apps.core.limits import OFFSET, PAGE_LIMIT
+from apps.core.limits import OFFSET, PAGE_LIMIT, UNIT
 from apps.cubes.api.serializers import CubeIdField
 from apps.memories.models import SECTORS, Memory, MemoryLink, Sector
-from apps.memories.services.retrieval import MAX_QUERY_CHARS
-from apps.memories.services.store import MAX_CONTEXT_CHARS, MAX_ID_CHARS
-from apps.memories.validation import MAX_LABEL_CHARS, MAX_LIST_ITEMS
+from apps.memories.validation import MAX_CONTEXT_CHARS, MAX_ID_CHARS, MAX_LABEL_CHARS, MAX_LIST_ITEMS, MAX_QUERY_CHARS
 
 SECTOR_HELP = f"One of {', '.join(SECTORS)}."
 CONTENT_HELP = f"The memory's text: not empty, at most {settings.ENGRAM_MAX_CONTENT_CHARS} characters."
@@ -42,7 +40,8 @@ def label_list_field(help_text: str) -> serializers.ListField:
 
 
 def unit_field(help_text: str, **kwargs) -> JSONFloatField:
-    return JSONFloatField(min_value=0.0, max_value=1.0, required=False, help_text=f"{help_text} From 0 to 1.", **kwargs)
+    return JSONFloatField(**UNIT.drf(), required=False, help_text=f"{help_text} From {UNIT.low:g} to {UNIT.high:g}.",
+                          **kwargs)
 
 
 # --- Responses -----------------------------------------------------------------------------------

@@ -16,9 +16,11 @@ from apps.graph import events
 from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
 from apps.memories.selectors import memory_get, parse_memory_id
 from apps.memories.services.linking import create_links
-from apps.memories.services.store import MAX_CONTEXT_CHARS, _clean_metadata, embed_memories
+from apps.memories.services.store import _clean_metadata, embed_memories
 from apps.memories.text import extract_keywords
-from apps.memories.validation import MAX_LABEL_CHARS, clean_content, clean_labels, clean_sector, clean_text, clean_unit
+from apps.memories.validation import (
+    MAX_CONTEXT_CHARS, MAX_LABEL_CHARS, clean_content, clean_labels, clean_sector, clean_text, clean_unit,
+)
 
 # Reinforcement on access: +0.3 strength, halved when the memory was reinforced within the hour.
 REINFORCE_STEP = 0.3

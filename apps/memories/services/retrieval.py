@@ -46,7 +46,7 @@ from apps.memories.models import SEARCH_CONFIG, SECTORS, CubeLexeme, Memory, Mem
 from apps.memories.query import ParsedQuery, any_words, parse_search
 from apps.memories.selectors import memory_filtered, memory_scope_cube_ids
 from apps.memories.services.lifecycle import memory_reinforce
-from apps.memories.validation import MemoryFilters, clean_limit, clean_offset
+from apps.memories.validation import MemoryFilters, clean_limit, clean_offset, clean_query
 from apps.memories.vectors import filtered_vector_scan, nearest_exactly, vector_text
 
 DENSE_WEIGHT = 0.5
@@ -54,7 +54,6 @@ LEXICAL_WEIGHT = 0.5
 MIN_POOL = 100
 # Plain-word search keeps a memory with no word in common only when its cosine similarity reaches this.
 SEARCH_MIN_SIMILARITY = 0.45
-MAX_QUERY_CHARS = 2000
 # Search counts its matches exactly up to this many (above, PostgreSQL's planner estimates the count), and
 # a boolean search with at most this many matches may compare their vectors exactly instead of through HNSW
 # (up to HNSW_MIN_MATCHES it always does).
@@ -107,18 +106,6 @@ class SearchResult:
     total_count: int
     search_type: str  # "full-text" (boolean query), "hybrid" (plain words) or "metadata" (no text)
     total_exact: bool = True  # False: more than EXACT_DENSE_MATCHES matches, and total_count is the planner's estimate
-
-
-def clean_query(text) -> str:
-    if text is None:
-        return ""
-    if not isinstance(text, str):
-        raise InvalidInput("text must be a string.", field="text")
-    if "\x00" in text:
-        raise InvalidInput("text cannot contain NUL bytes.", field="text")
-    if len(text) > MAX_QUERY_CHARS:
-        raise InvalidInput(f"text has at most {MAX_QUERY_CHARS} characters.", field="text")
-    return text.strip()
 
 
 def _recency_sql(table: str) -> str:

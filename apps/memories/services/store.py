@@ -14,12 +14,11 @@ from apps.memories.embeddings import embed_texts, sector_texts
 from apps.memories.models import SECTORS, Memory, MemoryEmbedding
 from apps.memories.services.linking import create_links
 from apps.memories.text import extract_keywords, urgency_salience, valence_arousal
-from apps.memories.validation import MAX_LABEL_CHARS, clean_content, clean_labels, clean_sector, clean_text, clean_unit
+from apps.memories.validation import (
+    MAX_CONTEXT_CHARS, MAX_ID_CHARS, MAX_LABEL_CHARS, clean_content, clean_labels, clean_sector, clean_text, clean_unit,
+)
 from apps.core.exceptions import InvalidInput
 from apps.core.validation import refuse_unstorable_text
-
-MAX_CONTEXT_CHARS = 2000
-MAX_ID_CHARS = 200
 
 
 @dataclass(frozen=True)

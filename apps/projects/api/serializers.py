@@ -13,7 +13,7 @@ from apps.core.api.serializers import (
 )
 from apps.core.limits import CONTEXT_LIMIT
 from apps.cubes.api.serializers import CubeIdField
-from apps.memories.services.retrieval import MAX_QUERY_CHARS
+from apps.memories.validation import MAX_QUERY_CHARS
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.projects.patterns import MAX_DESCRIPTION_CHARS, MAX_GLOB_CHARS, MAX_PATTERN_CHARS, MAX_PATTERNS
 from apps.projects.services.check import MAX_CODE_CHARS

@@ -44,7 +44,7 @@ from apps.core.limits import CONTEXT_LIMIT
 from apps.memories.embeddings import embed_query
 from apps.memories.models import SEARCH_CONFIG, MemoryEmbedding
 from apps.memories.query import any_words
-from apps.memories.services.retrieval import MAX_QUERY_CHARS
+from apps.memories.validation import MAX_QUERY_CHARS
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.projects.patterns import shared_keywords, text_keywords
 from apps.projects.selectors import ENTITY_MODELS, entities_readable, project_get, session_owned

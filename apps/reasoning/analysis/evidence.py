@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from apps.accounts.models import User
 from apps.memories.services import memory_retrieve
-from apps.memories.services.retrieval import MAX_QUERY_CHARS, SEARCH_MIN_SIMILARITY
+from apps.memories.services.retrieval import SEARCH_MIN_SIMILARITY
+from apps.memories.validation import MAX_QUERY_CHARS
 from apps.reasoning.analysis.common import EvidenceItem
 
 STRONG_SIMILARITY = SEARCH_MIN_SIMILARITY
