@@ -1,6 +1,11 @@
-"""Retrieve/search latency of an earlier retrieval module against the current one, interleaved.
+"""Retrieve/search latency of an earlier retrieval package (or single-file module) against the current one,
+interleaved.
 
-    git show HEAD:apps/memories/services/retrieval.py > /tmp/retrieval_before.py
+    rm -rf /tmp/before && mkdir /tmp/before && git archive HEAD apps/memories/services/retrieval | tar -x -C /tmp/before
+    .venv/bin/python bench/compare.py --db engram_bench_100k --before /tmp/before/apps/memories/services/retrieval
+
+A commit from before retrieval was a package has the single file instead:
+    git show <commit>:apps/memories/services/retrieval.py > /tmp/retrieval_before.py
     .venv/bin/python bench/compare.py --db engram_bench_100k --before /tmp/retrieval_before.py
 
 The machine is shared, and its load moves latencies by 15-20% between runs a few minutes apart.
@@ -24,7 +29,12 @@ from bench.perf import boolean_queries, questions  # noqa: E402
 
 
 def load_module(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
+    """The retrieval module at `path` (a file, or a package's folder) under `name`, beside the current one."""
+    if path.is_dir():  # the package imports its own modules relatively, so they load under `name` too
+        spec = importlib.util.spec_from_file_location(name, path / "__init__.py",
+                                                      submodule_search_locations=[str(path)])
+    else:
+        spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up while the file executes
     spec.loader.exec_module(module)
@@ -52,7 +62,9 @@ def print_agreement(before: list, after: list) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", required=True, help="benchmark database holding a corpus (bench/corpus.py)")
-    parser.add_argument("--before", type=Path, required=True, help="an earlier apps/memories/services/retrieval.py")
+    parser.add_argument("--before", type=Path, required=True,
+                        help="an earlier apps/memories/services/retrieval/ folder, or retrieval.py from before it "
+                             "was a package")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args()

@@ -8,7 +8,7 @@ import pytest
 from apps.memories.query import any_words
 from apps.memories.selectors import memory_filtered, memory_scope_cube_ids
 from apps.memories.services import memory_delete, memory_search, memory_store_many
-from apps.memories.services import retrieval
+from apps.memories.services.retrieval import lexical
 from apps.memories.validation import MemoryFilters
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,7 @@ def lexical_model(user, text, filters=None, best=10):
     filters = filters or MemoryFilters()
     cube_ids = memory_scope_cube_ids(actor=user, filters=filters)
     base = memory_filtered(actor=user, filters=filters, cube_ids=cube_ids)
-    return retrieval._lexical_model(base, any_words(text), best, cube_ids=cube_ids, count_matches=True)
+    return lexical.lexical_model(base, any_words(text), best, cube_ids=cube_ids, count_matches=True)
 
 
 @pytest.fixture
@@ -35,11 +35,11 @@ def garden(user):
 
 def test_the_lexical_pool_reads_only_the_rarest_words_matches_when_they_suffice(user, garden, monkeypatch):
     common, rare = garden
-    monkeypatch.setattr(retrieval, "LEXICAL_SCAN_BUDGET", 3)
+    monkeypatch.setattr(lexical, "LEXICAL_SCAN_BUDGET", 3)
     model = lexical_model(user, "garden pottery kiln")
     assert model.best_matches == [rare.pk]  # "garden" (7 matches) is over the budget: not read
     assert model.matches == 7 and model.matches_exact  # the count still covers every match
-    monkeypatch.setattr(retrieval, "LEXICAL_SCAN_BUDGET", 100)
+    monkeypatch.setattr(lexical, "LEXICAL_SCAN_BUDGET", 100)
     model = lexical_model(user, "garden pottery kiln")
     assert model.best_matches[0] == rare.pk and set(model.best_matches[1:]) == {m.pk for m in common}
 
@@ -56,7 +56,7 @@ def test_idf_weights_come_from_the_cube_counts_of_live_memories(user, other_user
 
 
 def test_totals_above_the_exact_limit_are_planner_estimates_and_say_so(user, garden, monkeypatch, api):
-    monkeypatch.setattr(retrieval, "EXACT_DENSE_MATCHES", 3)
+    monkeypatch.setattr(lexical, "EXACT_DENSE_MATCHES", 3)
     plain = memory_search(actor=user, text="garden")
     filtered = memory_search(actor=user, text="garden", filters=MemoryFilters(min_strength=0.0))  # counted
     boolean = memory_search(actor=user, text="garden OR kiln")
@@ -66,7 +66,7 @@ def test_totals_above_the_exact_limit_are_planner_estimates_and_say_so(user, gar
     assert all("garden" in item.memory.content.lower() for item in boolean.items)
     body = api.post("/api/v1/memories/search/", {"text": "garden OR kiln"}, format="json").json()
     assert body["total_count_exact"] is False and body["total_count"] >= 4
-    monkeypatch.setattr(retrieval, "EXACT_DENSE_MATCHES", 10)
+    monkeypatch.setattr(lexical, "EXACT_DENSE_MATCHES", 10)
     for text, filters in (("garden OR kiln", None), ("garden", MemoryFilters(min_strength=0.0))):
         exact = memory_search(actor=user, text=text, filters=filters)
         assert exact.total_exact and exact.total_count == 7
@@ -74,12 +74,12 @@ def test_totals_above_the_exact_limit_are_planner_estimates_and_say_so(user, gar
 
 def test_a_boolean_search_with_few_matches_ranks_every_match_by_meaning(user, garden, monkeypatch):
     """Its matches are all compared exactly, even those outside the lexical pool's words."""
-    monkeypatch.setattr(retrieval, "LEXICAL_SCAN_BUDGET", 1)
+    monkeypatch.setattr(lexical, "LEXICAL_SCAN_BUDGET", 1)
     result = memory_search(actor=user, text="kiln OR diary", limit=20)
     assert result.total_exact and result.total_count == 7 and len(result.items) == 7
 
 
 def test_the_estimate_of_a_plain_word_total_treats_words_as_independent():
-    assert retrieval._estimated_union(100, [50, 50]) == 75
-    assert retrieval._estimated_union(1000, [1000, 3]) == 1000
-    assert retrieval._estimated_union(1000, [0]) == 0
+    assert lexical._estimated_union(100, [50, 50]) == 75
+    assert lexical._estimated_union(1000, [1000, 3]) == 1000
+    assert lexical._estimated_union(1000, [0]) == 0

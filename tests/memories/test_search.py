@@ -120,17 +120,18 @@ def test_a_boolean_search_with_more_matches_than_the_pool_ranks_them_all(user, m
     # More matches than the candidate pool: their vectors are compared exactly, all of them (or, when
     # they are many and a fair share of the table, found through HNSW), so every page is ranked by the
     # full score and the pages together hold every match once.
-    from apps.memories.services import memory_store_many, retrieval
-    from apps.memories.services.retrieval import MIN_POOL
+    from apps.memories.services import memory_store_many
+    from apps.memories.services.retrieval import dense, planner
+    from apps.memories.services.retrieval.planner import MIN_POOL
 
     if through_hnsw:
-        monkeypatch.setattr(retrieval, "HNSW_MIN_MATCHES", 0)
-        monkeypatch.setattr(retrieval, "HNSW_MIN_SHARE", 0.0)
+        monkeypatch.setattr(dense, "HNSW_MIN_MATCHES", 0)
+        monkeypatch.setattr(dense, "HNSW_MIN_SHARE", 0.0)
         # A fresh test table has not been analyzed (its size is unknown, which keeps the exact way).
-        monkeypatch.setattr(retrieval, "_memories_in_table", lambda: 1)
+        monkeypatch.setattr(dense, "_memories_in_table", lambda: 1)
     chosen = []
-    real = retrieval._compare_exactly
-    monkeypatch.setattr(retrieval, "_compare_exactly", lambda matches: chosen.append(real(matches)) or chosen[-1])
+    real = dense.compare_exactly
+    monkeypatch.setattr(planner, "compare_exactly", lambda matches: chosen.append(real(matches)) or chosen[-1])
 
     count = MIN_POOL + 21
     items = [{"content": f"Garden log {n}: checked the fence posts and the shed roof"} for n in range(count - 1)]
@@ -155,25 +156,25 @@ def test_a_boolean_search_with_more_matches_than_the_pool_ranks_them_all(user, m
     (1500, -1, True),  # a table PostgreSQL has not analyzed yet: the safe way
 ])
 def test_when_a_boolean_search_compares_its_matches_exactly(monkeypatch, matches, table, exactly):
-    from apps.memories.services import retrieval
+    from apps.memories.services.retrieval import dense
 
-    monkeypatch.setattr(retrieval, "_memories_in_table", lambda: table)
-    assert retrieval._compare_exactly(matches) is exactly
+    monkeypatch.setattr(dense, "_memories_in_table", lambda: table)
+    assert dense.compare_exactly(matches) is exactly
 
 
 def test_the_table_size_is_postgresqls_estimate_read_once_in_a_while(user, store, monkeypatch,
                                                                       django_assert_num_queries):
     from django.db import connection
 
-    from apps.memories.services import retrieval
+    from apps.memories.services.retrieval import dense
 
     store(user, "One memory so that the table has a row")
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memories_memory")
-    monkeypatch.setattr(retrieval, "_table_size", [float("-inf"), -1])
+    monkeypatch.setattr(dense, "_table_size", [float("-inf"), -1])
     with django_assert_num_queries(1):
-        assert retrieval._memories_in_table() >= 1
-        assert retrieval._memories_in_table() >= 1  # the second read comes from the process's copy
+        assert dense._memories_in_table() >= 1
+        assert dense._memories_in_table() >= 1  # the second read comes from the process's copy
 
 
 @pytest.mark.parametrize(("query", "meaning"), [
@@ -185,10 +186,10 @@ def test_the_table_size_is_postgresqls_estimate_read_once_in_a_while(user, store
 ])
 def test_a_search_ranks_by_the_meaning_of_its_positive_words(user, corpus, monkeypatch, query, meaning):
     # A NOT-ed word embedded with the rest would pull the query vector toward what the query excludes.
-    from apps.memories.services import retrieval
+    from apps.memories.services.retrieval import dense
 
     embedded = []
-    real = retrieval.embed_query
-    monkeypatch.setattr(retrieval, "embed_query", lambda text: embedded.append(text) or real(text))
+    real = dense.embed_query
+    monkeypatch.setattr(dense, "embed_query", lambda text: embedded.append(text) or real(text))
     memory_search(actor=user, text=query)
     assert embedded == [meaning]

@@ -1,0 +1,63 @@
+"""Dense search: the query's vector, its nearest memories, and whether a boolean search's matches are
+compared with it exactly or through the HNSW index (docs/retrieval.md, "Candidates")."""
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from django.db import connection
+from pgvector.django import CosineDistance
+
+from apps.memories.embeddings import embed_query
+from apps.memories.models import Memory, MemoryEmbedding
+
+# Above this many matches, a boolean search walks HNSW instead when its matches are at least
+# HNSW_MIN_SHARE of all memories: embedded as its positive words, the query's nearest vectors are mostly
+# matches, and a walk through which one row in a hundred passes beat comparing 1,000-2,500 memories'
+# vectors exactly (20-55 ms at 100k, docs/benchmarks.md). Through a smaller share of a larger table (one
+# user's matches among many users' memories) the walk would go far: those stay exact.
+HNSW_MIN_MATCHES = 1000
+HNSW_MIN_SHARE = 0.01
+TABLE_SIZE_SECONDS = 300.0
+_table_size: list = [float("-inf"), -1]  # [monotonic time read, memories in the table per PostgreSQL's statistics]
+# Query embeddings run here, beside the request's SQL; a few workers so that concurrent requests do not queue.
+_query_embedder = ThreadPoolExecutor(max_workers=4, thread_name_prefix="engram-query-embedding")
+
+
+def start_embedding(text: str) -> Future:
+    """The query vector, computed in a worker thread while the calling thread runs the first SQL (torch
+    releases the GIL). Only the model runs there: database work stays on the caller's connection."""
+    return _query_embedder.submit(embed_query, text)
+
+
+def dense_candidates(base, vector, sectors: list[str], pool: int, *, vectors: int) -> list:
+    """About `pool` memories nearest the query, by their nearest sector vector, from the `vectors` nearest
+    vectors. A memory's sector vectors lie close together, so twice `pool` vectors hold 0.8-1.2 x `pool`
+    memories (at 100k memories, docs/benchmarks.md); `scoring.score_pool` asks for those in its own
+    statement and, in the rare case that they hold fewer than half a pool, this asks for every sector's
+    `pool`. The pool only proposes candidates, which are then scored exactly."""
+    nearest = (
+        MemoryEmbedding.objects.filter(memory_id__in=base.values("pk"), sector__in=sectors)
+        .order_by(CosineDistance("embedding", vector)).values_list("memory_id", flat=True)
+    )
+    return list(dict.fromkeys(nearest[:vectors]))[:pool]
+
+
+def compare_exactly(matches: int) -> bool:
+    """Whether a boolean search's `matches` (at most lexical.EXACT_DENSE_MATCHES) compare their vectors
+    exactly rather than through HNSW (see HNSW_MIN_MATCHES)."""
+    if matches <= HNSW_MIN_MATCHES:
+        return True
+    table = _memories_in_table()
+    return table < 0 or matches < HNSW_MIN_SHARE * table  # a table never analyzed: the safe way
+
+
+def _memories_in_table() -> int:
+    """The memory table's rows as PostgreSQL's statistics estimate them (pg_class.reltuples, which ANALYZE
+    and autovacuum keep), read at most every TABLE_SIZE_SECONDS per process; -1 before the first ANALYZE."""
+    now = time.monotonic()
+    if now - _table_size[0] > TABLE_SIZE_SECONDS:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass", [Memory._meta.db_table])
+            _table_size[:] = [now, cursor.fetchone()[0]]
+    return _table_size[1]

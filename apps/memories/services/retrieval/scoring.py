@@ -1,0 +1,170 @@
+"""Scoring: the weights of relevance and of the composite score, defined here once, and the statements
+that score a pool of candidates with them (docs/retrieval.md, "The score").
+
+relevance = DENSE_WEIGHT x dense + LEXICAL_WEIGHT x lexical; score = WITH_QUERY's weights of relevance,
+salience, recency and link weight, or WITHOUT_QUERY's when there is no text. recency = max(0, 1 - age /
+365 days); link weight = mean weight of the memory's links.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.core.exceptions import EmptyResultSet
+from django.db import connection
+from django.db.models import F, FloatField
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+
+from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
+from apps.memories.vectors import vector_text
+
+from .lexical import LexicalModel
+
+# Relevance fuses the dense and the lexical score (measured on LoCoMo, docs/retrieval.md).
+DENSE_WEIGHT = 0.5
+LEXICAL_WEIGHT = 0.5
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The weights of a composite score's parts."""
+
+    relevance: float
+    salience: float
+    recency: float
+    link_weight: float
+
+    def __str__(self) -> str:
+        """The formula, e.g. "0.6 relevance + 0.2 salience + 0.1 recency + 0.1 link weight"."""
+        parts = {"relevance": self.relevance, "salience": self.salience, "recency": self.recency,
+                 "link weight": self.link_weight}
+        return " + ".join(f"{weight:g} {name}" for name, weight in parts.items() if weight)
+
+
+# ThoughtMCP's composite score with a query, and the order of memories without one.
+WITH_QUERY = Weights(relevance=0.6, salience=0.2, recency=0.1, link_weight=0.1)
+WITHOUT_QUERY = Weights(relevance=0.0, salience=0.4, recency=0.3, link_weight=0.3)
+YEAR_SECONDS = 365 * 86400.0
+MEMORIES, EMBEDDINGS, LINKS = (model._meta.db_table for model in (Memory, MemoryEmbedding, MemoryLink))
+
+
+@dataclass
+class ScoredMemory:
+    memory: Memory
+    score: float
+    relevance: float = 0.0
+    dense: float = 0.0
+    lexical: float = 0.0
+    recency: float = 0.0
+    link_weight: float = 0.0
+    highlight: str = ""
+    matched_terms: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class PoolScore:
+    """A pool memory's scores, before its row is loaded: only the page's rows are."""
+
+    pk: object
+    created: float  # created_at in seconds since the epoch, which breaks ties (a float loads faster than a datetime)
+    score: float
+    relevance: float
+    dense: float
+    lexical: float
+    recency: float
+    link_weight: float
+
+
+def _recency_sql(table: str) -> str:
+    """recency = max(0, 1 - age / 365 days) of a row of `table` (an alias or quoted name); params: now, YEAR_SECONDS."""
+    return f"GREATEST(0, 1 - EXTRACT(EPOCH FROM (%s - {table}.created_at))::float8 / %s)"
+
+
+def _link_weight_sql(table: str) -> str:
+    """The mean weight of a memory's links, both directions; 0 for a memory with none."""
+    return (f"COALESCE((SELECT avg(l.weight) FROM {LINKS} l "
+            f"WHERE l.source_id = {table}.id OR l.target_id = {table}.id), 0)")
+
+
+def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nearest: int = 0) -> list[PoolScore] | None:
+    """Every memory of the pool scored exactly, in one statement: its best cosine over `sectors`, its
+    lexical score, recency and link weight. Best first. The pool is `pool_ids` (they come from `base`)
+    plus, with `nearest`, about that many memories of `base` nearest the query through the HNSW index,
+    found in the same statement (see `dense.dense_candidates`; None when too few came back, and the caller
+    asks again the slower way). Raw SQL: the ORM took longer to build this statement and read its
+    rows than PostgreSQL took to run it (docs/benchmarks.md)."""
+    query_vector = vector_text(vector)
+    params: list = []
+    ctes = ""
+    pool_sql = "SELECT unnest(%s::uuid[])"
+    counts = "0, 0"
+    if nearest:
+        try:
+            scope_sql, scope_params = base.order_by().values("pk").query.sql_with_params()
+        except EmptyResultSet:  # no readable cube: nothing to score
+            return []
+        vectors = min(2, len(sectors)) * nearest
+        ctes = (f"WITH nearest AS MATERIALIZED (SELECT e.memory_id, e.embedding <=> %s::vector AS distance "
+                f"FROM {EMBEDDINGS} e WHERE e.memory_id IN ({scope_sql}) AND e.sector = ANY(%s) "
+                f"ORDER BY e.embedding <=> %s::vector LIMIT %s), "
+                "dense AS (SELECT memory_id FROM nearest GROUP BY memory_id ORDER BY min(distance) LIMIT %s) ")
+        params += [query_vector, *scope_params, list(sectors), query_vector, vectors, nearest]
+        pool_sql = f"SELECT memory_id FROM dense UNION {pool_sql}"
+        counts = "(SELECT count(*) FROM nearest), (SELECT count(*) FROM dense)"
+    lexical = model.score_sql()
+    sql = (
+        f"{ctes}SELECT m.id, EXTRACT(EPOCH FROM m.created_at)::float8, m.salience, "
+        f"{_recency_sql('m')}, {_link_weight_sql('m')}, "
+        f"{lexical.sql}, "
+        # GROUP BY: a bare min() of a distance the HNSW index orders by may be planned as an index scan
+        # of the whole table, filtered by memory_id afterwards, which finds nothing.
+        f"1 - COALESCE((SELECT min(e.embedding <=> %s::vector) FROM {EMBEDDINGS} e "
+        f"WHERE e.memory_id = m.id AND e.sector = ANY(%s) GROUP BY e.memory_id), 1), {counts} "
+        f"FROM {MEMORIES} m WHERE m.id IN ({pool_sql})"
+    )
+    params += [now, YEAR_SECONDS, *lexical.params, query_vector, list(sectors), list(pool_ids)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    if nearest and rows:
+        nearest_rows, dense_found = rows[0][-2], rows[0][-1]
+        if dense_found < nearest // 2 and nearest_rows == vectors and len(sectors) > 2:
+            return None
+    best_lexical = max((row[5] for row in rows), default=0.0) or 1.0
+    weights = WITH_QUERY
+    scored = []
+    for pk, created, salience, recency, link_weight, lexical_raw, dense, *_ in rows:
+        dense_score = max(0.0, dense)
+        lexical_score = lexical_raw / best_lexical
+        relevance = DENSE_WEIGHT * dense_score + LEXICAL_WEIGHT * lexical_score
+        score = (weights.relevance * relevance + weights.salience * salience + weights.recency * recency
+                 + weights.link_weight * link_weight)
+        scored.append(PoolScore(pk=pk, created=created, score=round(score, 4), relevance=round(relevance, 4),
+                                dense=round(dense_score, 4), lexical=round(lexical_score, 4),
+                                recency=round(recency, 4), link_weight=round(link_weight, 4)))
+    scored.sort(key=lambda item: (item.score, item.created), reverse=True)
+    return scored
+
+
+def page(base, ranked: list[PoolScore], *, limit: int, offset: int) -> list[ScoredMemory]:
+    """The page's memories with their scores: only their rows are loaded."""
+    chosen = ranked[offset:offset + limit]
+    memories = base.in_bulk([item.pk for item in chosen])
+    return [ScoredMemory(memory=memories[item.pk], score=item.score, relevance=item.relevance, dense=item.dense,
+                         lexical=item.lexical, recency=item.recency, link_weight=item.link_weight)
+            for item in chosen if item.pk in memories]
+
+
+def without_query(base, *, limit, offset) -> list[ScoredMemory]:
+    """A page of `base` by WITHOUT_QUERY's score, newest first among equals."""
+    table = f'"{MEMORIES}"'
+    weights = WITHOUT_QUERY
+    ranked = (
+        base.annotate(recency=RawSQL(_recency_sql(table), (timezone.now(), YEAR_SECONDS), output_field=FloatField()),
+                      link_weight=RawSQL(_link_weight_sql(table), (), output_field=FloatField()))
+        .annotate(composite=weights.salience * F("salience") + weights.recency * F("recency")
+                  + weights.link_weight * F("link_weight"))
+        .order_by("-composite", "-created_at")[offset:offset + limit]
+    )
+    return [ScoredMemory(memory=m, score=round(m.composite, 4), recency=round(m.recency, 4),
+                         link_weight=round(m.link_weight, 4)) for m in ranked]
