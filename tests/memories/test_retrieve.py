@@ -1,4 +1,7 @@
+import json
+import re
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -6,7 +9,10 @@ from django.utils import timezone
 from apps.core.exceptions import InvalidInput
 from apps.memories.models import Memory
 from apps.memories.services import memory_delete, memory_retrieve
+from apps.memories.services.retrieval.scoring import WITH_QUERY, WITHOUT_QUERY
 from apps.memories.validation import MemoryFilters
+
+CONTRACT = Path(__file__).resolve().parents[1] / "contracts" / "thoughtmcp.json"
 
 
 @pytest.fixture
@@ -34,7 +40,8 @@ def test_query_ranks_the_relevant_memory_first(user, corpus):
 
 def test_score_is_the_composite_of_its_parts(user, corpus):
     item = memory_retrieve(actor=user, text="dark mode").items[0]
-    expected = 0.6 * item.relevance + 0.2 * item.memory.salience + 0.1 * item.recency + 0.1 * item.link_weight
+    expected = (WITH_QUERY.relevance * item.relevance + WITH_QUERY.salience * item.memory.salience
+                + WITH_QUERY.recency * item.recency + WITH_QUERY.link_weight * item.link_weight)
     assert item.score == pytest.approx(expected, abs=1e-3)
     assert item.lexical == 1.0 and 0 < item.dense <= 1
 
@@ -45,7 +52,18 @@ def test_without_query_salience_recency_and_links_order(user, corpus):
     assert ids(result)[0] == corpus["dark"].pk  # highest salience
     assert ids(result)[-1] == corpus["trip"].pk  # oldest
     item = result.items[0]
-    assert item.score == pytest.approx(0.4 * item.memory.salience + 0.3 * item.recency + 0.3 * item.link_weight, abs=1e-3)
+    expected = (WITHOUT_QUERY.salience * item.memory.salience + WITHOUT_QUERY.recency * item.recency
+                + WITHOUT_QUERY.link_weight * item.link_weight)
+    assert item.score == pytest.approx(expected, abs=1e-3)
+
+
+def test_the_composite_weights_are_thoughtmcps():
+    description = json.loads(CONTRACT.read_text())["tools"]["retrieve_memories"]["description"]
+    formula = re.search(r"([\d.]+)×similarity \+ ([\d.]+)×salience \+ ([\d.]+)×recency \+ ([\d.]+)×linkWeight",
+                        description)
+    assert tuple(map(float, formula.groups())) == (WITH_QUERY.relevance, WITH_QUERY.salience, WITH_QUERY.recency,
+                                                   WITH_QUERY.link_weight)
+    assert WITHOUT_QUERY.relevance == 0 and sum(vars(WITHOUT_QUERY).values()) == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize(("filters", "expected"), [

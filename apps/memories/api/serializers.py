@@ -11,6 +11,7 @@ from apps.core.api.serializers import (
 from apps.core.limits import OFFSET, PAGE_LIMIT, UNIT
 from apps.cubes.api.serializers import CubeIdField
 from apps.memories.models import SECTORS, Memory, MemoryLink, Sector
+from apps.memories.services.retrieval.scoring import WITH_QUERY
 from apps.memories.validation import MAX_CONTEXT_CHARS, MAX_ID_CHARS, MAX_LABEL_CHARS, MAX_LIST_ITEMS, MAX_QUERY_CHARS
 
 SECTOR_HELP = f"One of {', '.join(SECTORS)}."
@@ -95,9 +96,9 @@ class MemoryLinkSerializer(serializers.ModelSerializer):
 
 
 class ScoredMemorySerializer(MemorySerializer):
-    """A memory with the scores retrieval gave it (a ScoredMemory of memories.services.retrieval)."""
+    """A memory with the scores retrieval gave it (a memories.services.retrieval.ScoredMemory)."""
 
-    score = serializers.FloatField(help_text="0.6 relevance + 0.2 salience + 0.1 recency + 0.1 link weight.")
+    score = serializers.FloatField(help_text=f"{WITH_QUERY}.")
     relevance = serializers.FloatField(help_text="Fused dense and lexical similarity to the text.")
     dense = serializers.FloatField(help_text="Best cosine similarity over the requested sectors.")
     lexical = serializers.FloatField(help_text="Full-text rank, relative to the best match of this query.")

@@ -15,6 +15,7 @@ from apps.memories.selectors import memory_get, memory_links, memory_list
 from apps.memories.services import (
     memory_delete, memory_restore, memory_retrieve, memory_search, memory_store, memory_update,
 )
+from apps.memories.services.retrieval.scoring import WITH_QUERY
 from apps.memories.validation import MemoryFilters
 
 MEMORY_ID = OpenApiParameter("memory_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
@@ -168,8 +169,8 @@ class MemoryRetrieveView(MemoryQueryView):
     @extend_schema(
         operation_id="memories_retrieve",
         summary="Retrieve memories",
-        description="Ranked by 0.6 relevance (fused dense + lexical) + 0.2 salience + 0.1 recency + 0.1 link "
-                    "weight; without text, by salience, recency and links. Returned memories are reinforced.",
+        description=f"Ranked by {WITH_QUERY} (relevance fuses dense and lexical similarity); without text, by "
+                    "salience, recency and links. Returned memories are reinforced.",
         request=MemoryQuerySerializer,
         responses={200: RetrieveResponseSerializer, **error_responses(400, 401, 403)},
     )
