@@ -3,6 +3,7 @@ import pytest
 from django.urls import reverse
 
 from apps.memories.models import Memory
+from apps.memories.services.retrieval.scoring import WITH_QUERY
 
 pytestmark = pytest.mark.django_db
 
@@ -28,6 +29,7 @@ def test_search_finds_highlights_and_reinforces(alice, user, store):
     html = response.content.decode()
     assert "<b>invoice</b>" in html
     assert 'class="tag term">invoice<' in html
+    assert f'title="Composite score: {WITH_QUERY}"' in html
     assert Memory.objects.get(pk=wanted.pk).access_count == 1
 
 
