@@ -85,6 +85,24 @@ async def test_a_request_starts_and_finishes_on_the_thread_that_ran_its_view(cli
     assert signal_threads == {"started": [view_thread], "finished": [view_thread]}
 
 
+async def test_request_finished_names_the_handler_as_its_sender(client):
+    # The handler sets HttpResponse's private _handler_class (apps/core/handlers.py): this fails when Django
+    # renames it or stops sending it as request_finished's sender.
+    senders = []
+
+    def finished(sender, **kwargs):
+        senders.append(sender)
+
+    signals.request_finished.connect(finished)
+    try:
+        _, http = await client()
+        async with http:
+            await http.get("/where/")
+    finally:
+        signals.request_finished.disconnect(finished)
+    assert senders == [PooledASGIHandler], f"Django's HttpResponse.close() sent request_finished as {senders}"
+
+
 async def test_the_body_reaches_the_view(client):
     _, http = await client()
     async with http:
