@@ -1,7 +1,7 @@
-"""Bearer-token authentication for the REST API (the MCP edge uses the same selector)."""
+"""Bearer-token authentication for the REST API (the MCP edge uses the same service)."""
 from rest_framework import authentication, exceptions
 
-from apps.accounts.selectors import token_authenticate
+from apps.accounts.services import token_authenticate
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):

@@ -2,17 +2,12 @@
 from __future__ import annotations
 
 import functools
-from datetime import timedelta
 
 from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from apps.accounts.models import ApiToken, User
-from apps.accounts.services import token_digest
-
-# last_used_at is written at most once a minute per token, so busy agents do not write on every call.
-LAST_USED_RESOLUTION = timedelta(minutes=1)
+from apps.accounts.models import ApiToken, User, token_digest
 
 
 def token_list(*, actor: User) -> QuerySet[ApiToken]:
@@ -30,25 +25,22 @@ def _token_statement() -> tuple[str, list[str], list[str]]:
     return sql, [f.attname for f in token_fields], [f.attname for f in user_fields]
 
 
-def token_authenticate(*, raw: str) -> ApiToken | None:
-    """The live token for a raw bearer string, or None (unknown, revoked or expired), with its user.
+def token_get_live(*, raw: str) -> ApiToken | None:
+    """The live token for a raw bearer string, with its user, or None (unknown, revoked or expired).
 
-    One raw statement: every REST and MCP call runs this, and building it through the ORM took twice as
-    long as PostgreSQL took to answer it (docs/benchmarks.md)."""
+    One raw statement loaded with the documented ``Model.from_db``: every REST, MCP and websocket call runs
+    this, and building it through the ORM took twice as long as PostgreSQL took to answer it
+    (docs/benchmarks.md)."""
     if not raw:
         return None
-    now = timezone.now()
     sql, token_names, user_names = _token_statement()
     with connection.cursor() as cursor:
-        cursor.execute(sql, [token_digest(raw), now])
+        cursor.execute(sql, [token_digest(raw), timezone.now()])
         row = cursor.fetchone()
     if row is None:
         return None
     token = ApiToken.from_db(connection.alias, token_names, row[:len(token_names)])
     token.user = User.from_db(connection.alias, user_names, row[len(token_names):])
-    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-        token.last_used_at = now
     return token
 
 

@@ -1,24 +1,21 @@
 """Writes for users and API tokens."""
 from __future__ import annotations
 
-import hashlib
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
-from apps.accounts.models import ApiToken, User
+from apps.accounts.models import ApiToken, User, token_digest
+from apps.accounts.selectors import token_get_live
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 
 TOKEN_PREFIX = "eng_"
 VALID_SCOPES = {choice.value for choice in ApiToken.Scope}
-
-
-def token_digest(raw: str) -> str:
-    # Tokens carry 256 random bits, so a fast hash is as safe as a slow one and keeps auth O(1).
-    return hashlib.sha256(raw.encode()).hexdigest()
+# last_used_at is written at most once a minute per token, so busy agents do not write on every call.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
 def parse_scopes(value) -> list[str]:
@@ -86,3 +83,21 @@ def token_revoke(*, actor: User, token_id: int) -> ApiToken:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
     return token
+
+
+def token_authenticate(*, raw: str) -> ApiToken | None:
+    """The live token for a raw bearer string, with its user, or None (unknown, revoked or expired); records
+    its use. Every REST, MCP and websocket authentication runs this."""
+    token = token_get_live(raw=raw)
+    if token is not None:
+        token_record_use(token=token)
+    return token
+
+
+def token_record_use(*, token: ApiToken) -> None:
+    """Set the token's last_used_at to now, in one UPDATE, unless it was set less than LAST_USED_RESOLUTION ago."""
+    now = timezone.now()
+    if token.last_used_at is not None and now - token.last_used_at <= LAST_USED_RESOLUTION:
+        return
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    token.last_used_at = now

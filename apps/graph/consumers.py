@@ -11,7 +11,7 @@ import asyncio
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from apps.accounts.selectors import token_authenticate
+from apps.accounts.services import token_authenticate
 from apps.core.exceptions import DomainError, InvalidInput
 from apps.core.limits import EVENT_ID
 from apps.cubes.access import cube_get_readable

@@ -21,7 +21,8 @@ from pydantic import ConfigDict, Field
 from starlette.authentication import AuthenticationError
 
 from apps.accounts.models import ApiToken, User, scopes_allow
-from apps.accounts.selectors import token_authenticate, user_resolve
+from apps.accounts.selectors import user_resolve
+from apps.accounts.services import token_authenticate
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied, Unavailable, database_unavailable
 
 READ, WRITE, ADMIN = (scope.value for scope in (ApiToken.Scope.READ, ApiToken.Scope.WRITE, ApiToken.Scope.ADMIN))

@@ -6,7 +6,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from apps.accounts.models import ApiToken
-from apps.accounts.selectors import token_authenticate
+from apps.accounts.services import token_authenticate
 
 pytestmark = pytest.mark.django_db
 

@@ -2,9 +2,8 @@
 import pytest
 from django.urls import reverse
 
-from apps.accounts.models import ApiToken
-from apps.accounts.selectors import token_authenticate
-from apps.accounts.services import token_digest
+from apps.accounts.models import ApiToken, token_digest
+from apps.accounts.services import token_authenticate
 
 pytestmark = pytest.mark.django_db
 

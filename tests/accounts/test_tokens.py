@@ -7,8 +7,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apps.accounts.models import ApiToken
-from apps.accounts.selectors import LAST_USED_RESOLUTION, token_authenticate
-from apps.accounts.services import token_create, token_revoke
+from apps.accounts.selectors import token_get_live
+from apps.accounts.services import LAST_USED_RESOLUTION, token_authenticate, token_create, token_revoke
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 
 pytestmark = pytest.mark.django_db
@@ -51,6 +51,13 @@ def test_a_token_authenticates_in_one_statement_with_its_user(user, django_asser
         assert token.pk == issued.token.pk and token.scopes == ["read", "write"] and token.name == "agent"
         assert token.user == user and token.user.username == user.username and token.user.is_active
     assert token_authenticate(raw=issued.raw + "x") is None and token_authenticate(raw="") is None
+
+
+def test_looking_a_token_up_reads_only(user, django_assert_num_queries):
+    issued = token_create(actor=user, name="agent", scopes=["read"])
+    with django_assert_num_queries(1):
+        assert token_get_live(raw=issued.raw).user == user
+    assert ApiToken.objects.get(pk=issued.token.pk).last_used_at is None
 
 
 def test_an_expired_token_is_refused(user):

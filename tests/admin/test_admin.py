@@ -6,9 +6,8 @@ import pytest
 from django.contrib.messages import get_messages
 from django.urls import reverse
 
-from apps.accounts.models import ApiToken
-from apps.accounts.selectors import token_authenticate
-from apps.accounts.services import token_digest
+from apps.accounts.models import ApiToken, token_digest
+from apps.accounts.services import token_authenticate
 from apps.cubes.models import Cube, CubeMembership
 from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
 

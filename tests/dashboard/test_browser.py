@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from apps.accounts.models import ApiToken
-from apps.accounts.selectors import token_authenticate
+from apps.accounts.services import token_authenticate
 from apps.memories.models import Memory
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PASSWORD
 
