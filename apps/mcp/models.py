@@ -7,28 +7,33 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
-from django.db import connection, models
+from django.db import models
+from django.db.models import F
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Now
 
 
 class McpClientSessionManager(models.Manager):
     def record_call(self, *, key: str, user_id: int, cube_ids: Iterable[str] = ()) -> None:
-        """Count one tool call of this client, in one UPSERT: a tool call pays one cheap statement for it.
-        The cubes it named join the client's active cubes (kept in first-use order, without repeats)."""
-        table = self.model._meta.db_table
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"""
-                INSERT INTO {table} (key, user_id, created_at, last_activity, tool_calls_count, active_cubes)
-                VALUES (%s, %s, now(), now(), 1, %s::varchar[])
-                ON CONFLICT (key) DO UPDATE SET
-                    last_activity = now(),
-                    tool_calls_count = {table}.tool_calls_count + 1,
-                    active_cubes = {table}.active_cubes || ARRAY(
-                        SELECT cube FROM unnest(EXCLUDED.active_cubes) AS cube
-                        WHERE cube <> ALL({table}.active_cubes))
-                """,
-                [key, user_id, list(dict.fromkeys(cube_ids))],
+        """Count one tool call of this client, in one UPDATE once the client has its row: a tool call pays one
+        cheap statement for it. The cubes it named join the client's active cubes (kept in first-use order,
+        without repeats)."""
+        cube_ids = list(dict.fromkeys(cube_ids))
+        changes = {"last_activity": Now(), "tool_calls_count": F("tool_calls_count") + 1}
+        if cube_ids:
+            # The named cubes not listed yet, appended in the order named: the ORM has no ordered array union.
+            changes["active_cubes"] = RawSQL(
+                "active_cubes || ARRAY(SELECT cube FROM unnest(%s::varchar[]) AS cube WHERE cube <> ALL(active_cubes))",
+                [cube_ids],
             )
+        if self.filter(key=key).update(**changes):
+            return
+        _, created = self.get_or_create(key=key, defaults={
+            "user_id": user_id, "created_at": Now(), "last_activity": Now(), "tool_calls_count": 1,
+            "active_cubes": cube_ids,
+        })
+        if not created:  # a concurrent first call of this client created the row after the UPDATE
+            self.filter(key=key).update(**changes)
 
 
 class McpClientSession(models.Model):
