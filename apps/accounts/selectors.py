@@ -29,8 +29,8 @@ def token_get_live(*, raw: str) -> ApiToken | None:
     """The live token for a raw bearer string, with its user, or None (unknown, revoked or expired).
 
     One raw statement loaded with the documented ``Model.from_db``: every REST, MCP and websocket call runs
-    this, and building it through the ORM took twice as long as PostgreSQL took to answer it
-    (docs/benchmarks.md)."""
+    this, and building it through the ORM would take longer than PostgreSQL takes to answer it
+    (docs/benchmarks.md#retrieve-and-search-latency)."""
     if not raw:
         return None
     sql, token_names, user_names = _token_statement()

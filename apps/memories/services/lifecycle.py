@@ -167,7 +167,7 @@ def memory_reinforce(*, memory_ids: list) -> int:
         return 0
     now = timezone.now()
     recent = now - timezone.timedelta(seconds=REINFORCE_WINDOW_SECONDS)
-    # Raw SQL: every retrieval runs this, and the ORM took longer to build it than PostgreSQL to run it.
+    # Raw SQL: every retrieval runs this, and the ORM would take longer to build it than PostgreSQL to run it.
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {Memory._meta.db_table} SET access_count = access_count + 1, last_accessed_at = %s, "

@@ -13,9 +13,9 @@ from apps.memories.models import Memory, MemoryEmbedding
 
 # Above this many matches, a boolean search walks HNSW instead when its matches are at least
 # HNSW_MIN_SHARE of all memories: embedded as its positive words, the query's nearest vectors are mostly
-# matches, and a walk through which one row in a hundred passes beat comparing 1,000-2,500 memories'
-# vectors exactly (20-55 ms at 100k, docs/benchmarks.md). Through a smaller share of a larger table (one
-# user's matches among many users' memories) the walk would go far: those stay exact.
+# matches, and a walk through which one row in a hundred passes is faster than comparing thousands of
+# vectors exactly (docs/benchmarks.md#retrieve-and-search-latency). Through a smaller share of a larger
+# table (one user's matches among many users' memories) the walk would go far: those stay exact.
 HNSW_MIN_MATCHES = 1000
 HNSW_MIN_SHARE = 0.01
 TABLE_SIZE_SECONDS = 300.0
@@ -33,9 +33,9 @@ def start_embedding(text: str) -> Future:
 def dense_candidates(base, vector, sectors: list[str], pool: int, *, vectors: int) -> list:
     """About `pool` memories nearest the query, by their nearest sector vector, from the `vectors` nearest
     vectors. A memory's sector vectors lie close together, so twice `pool` vectors hold 0.8-1.2 x `pool`
-    memories (at 100k memories, docs/benchmarks.md); `scoring.score_pool` asks for those in its own
-    statement and, in the rare case that they hold fewer than half a pool, this asks for every sector's
-    `pool`. The pool only proposes candidates, which are then scored exactly."""
+    memories (at 100k memories, docs/benchmarks.md#retrieve-and-search-latency); `scoring.score_pool`
+    asks for those in its own statement and, in the rare case that they hold fewer than half a pool,
+    this asks for every sector's `pool`. The pool only proposes candidates, which are then scored exactly."""
     nearest = (
         MemoryEmbedding.objects.filter(memory_id__in=base.values("pk"), sector__in=sectors)
         .order_by(CosineDistance("embedding", vector)).values_list("memory_id", flat=True)

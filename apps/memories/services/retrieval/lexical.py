@@ -92,7 +92,7 @@ def _candidate_words(words: list[str], frequencies: dict[str, int]) -> list[str]
     """The rarest words whose matches together number at most LEXICAL_SCAN_BUDGET (at least one word).
     The rarest words carry the highest weights, so their matches hold the best lexical matches: a memory
     with none of them scores at most the sum of the other words' weights (checked by the bench against
-    reading every match, docs/benchmarks.md)."""
+    reading every match, docs/benchmarks.md#retrieve-and-search-latency)."""
     chosen, total = [], 0
     for word in sorted(words, key=lambda w: (frequencies[w], w)):
         total += frequencies[word]
@@ -108,7 +108,7 @@ def lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str], 
     matches. The weights come from the per-cube lexeme counts; the best matches from the matches of
     the rarest words only (at most LEXICAL_SCAN_BUDGET of them are read, whatever the corpus size);
     the number of matches is counted exactly up to EXACT_DENSE_MATCHES and estimated by PostgreSQL's
-    planner above, so no statement reads every match of every word (docs/benchmarks.md).
+    planner above, so no statement reads every match of every word.
     `scope_is_cubes`: `base` is exactly the live memories of `cube_ids` (no other filter), so the
     counts tell a plain-word search when it has more matches than it counts exactly."""
     assert not (count_matches and count_scope), "search counts matches, retrieve counts its scope"

@@ -50,8 +50,8 @@ def _hybrid(base, *, embedding: Future, model: LexicalModel, sectors, limit, off
     """The pool scored, best first. `scope_is_matches`: `base` holds only the lexical matches (a boolean
     search). When the lexical statement returned all of them, their vectors are compared exactly unless
     they are many and a fair share of the table (`compare_exactly`): a filtered HNSW scan through which
-    few rows pass walks far (60-300 ms at 100k for a few hundred matches, against ~1-2 ms per hundred
-    memories compared exactly; docs/benchmarks.md)."""
+    few rows pass walks far, slower than comparing a few hundred vectors exactly
+    (docs/benchmarks.md#retrieve-and-search-latency)."""
     pool = _pool_size(limit=limit, offset=offset)
     vector = embedding.result()
     now = timezone.now()
@@ -149,5 +149,5 @@ def _meaning_of(text: str, parsed: ParsedQuery) -> str:
     """The text whose embedding ranks a search. A boolean query's meaning is its positive words: embedded
     whole, its NOT-ed words would pull the vector toward exactly what the query excludes (and "OR" is
     noise to the model), so the nearest memories would be the ones the filter then drops, and the HNSW
-    walk would go far to find matches (240 ms for "inspired -joanna" at 100k, docs/benchmarks.md)."""
+    walk would go far to find matches."""
     return " ".join(parsed.terms) if parsed.boolean else text

@@ -91,8 +91,8 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
     lexical score, recency and link weight. Best first. The pool is `pool_ids` (they come from `base`)
     plus, with `nearest`, about that many memories of `base` nearest the query through the HNSW index,
     found in the same statement (see `dense.dense_candidates`; None when too few came back, and the caller
-    asks again the slower way). Raw SQL: the ORM took longer to build this statement and read its
-    rows than PostgreSQL took to run it (docs/benchmarks.md)."""
+    asks again the slower way). Raw SQL: through the ORM, building this statement and reading its rows
+    would take longer than PostgreSQL takes to run it (docs/benchmarks.md#retrieve-and-search-latency)."""
     query_vector = vector_text(vector)
     params: list = []
     ctes = ""
