@@ -11,80 +11,21 @@ and that round's chat (same memories, same prompt) uses it.
 """
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from channels.db import database_sync_to_async
-from mcp.server.mcpserver import Context
-from mcp.shared.exceptions import MCPDeprecationWarning
-from mcp_types import (
-    CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, InputRequiredResult, SamplingMessage,
-    TextContent,
-)
-from mcp_types.version import is_version_at_least
+from mcp_types import InputRequiredResult
 
 from apps.accounts.models import User
-from apps.chat.llm import Generate, Message
 from apps.chat.selectors import chat_history as chat_history_page
 from apps.chat.services import chat_send
 from apps.core.timestamps import iso_timestamp
 from apps.mcp.errors import parameters
+from apps.mcp.sampling import SAMPLE_KEY, SamplingRequested, client_model
 from apps.mcp.server import client_key, tool_context
 
 if TYPE_CHECKING:
     from apps.mcp.profiles.memgos import ChatHistoryInput, ChatInput
-
-# The first protocol version whose tool calls cannot send requests back to the client while they run.
-SESSIONLESS_PROTOCOL = "2026-07-28"
-# The key of chat's one sampling request in an InputRequiredResult (and of its answer in the retry).
-SAMPLE_KEY = "chat_answer"
-
-
-class SamplingRequested(Exception):
-    """Raised by a sessionless round's ``generate``: ask the client to sample, then retry. Nothing is stored yet."""
-
-    def __init__(self, request: CreateMessageRequest):
-        super().__init__("sampling requested")
-        self.request = request
-
-
-def sampling_request(messages: list[Message], max_tokens: int) -> CreateMessageRequestParams:
-    system = "\n\n".join(message["content"] for message in messages if message["role"] == "system")
-    conversation = [SamplingMessage(role=message["role"], content=TextContent(type="text", text=message["content"]))
-                    for message in messages if message["role"] != "system"]
-    return CreateMessageRequestParams(messages=conversation, max_tokens=max_tokens, system_prompt=system or None)
-
-
-def sampling_answer(result: CreateMessageResult) -> tuple[str, str]:
-    return (result.content.text if isinstance(result.content, TextContent) else ""), result.model
-
-
-def client_model(ctx: Context | None) -> Generate | None:
-    """The calling client's model as chat's ``generate``, when the client can be asked to sample; else None."""
-    if ctx is None or ctx.client_capabilities is None or ctx.client_capabilities.sampling is None:
-        return None
-    version = ctx.protocol_version
-    if version is not None and is_version_at_least(version, SESSIONLESS_PROTOCOL):
-        answered = (ctx.input_responses or {}).get(SAMPLE_KEY)
-
-        def generate_on_retry(messages: list[Message], max_tokens: int) -> tuple[str, str]:
-            if isinstance(answered, CreateMessageResult):
-                return sampling_answer(answered)
-            raise SamplingRequested(CreateMessageRequest(params=sampling_request(messages, max_tokens)))
-
-        return generate_on_retry
-
-    async def generate_now(messages: list[Message], max_tokens: int) -> tuple[str, str]:
-        params = sampling_request(messages, max_tokens)
-        with warnings.catch_warnings():
-            # Deprecated for the sessionless protocol only, which takes the other way.
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            result = await ctx.session.create_message(
-                params.messages, max_tokens=max_tokens, system_prompt=params.system_prompt,
-                related_request_id=ctx.request_context.request_id)
-        return sampling_answer(result)
-
-    return generate_now
 
 
 async def chat(actor: User, params: ChatInput) -> dict[str, Any] | InputRequiredResult:

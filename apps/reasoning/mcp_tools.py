@@ -18,11 +18,11 @@ from apps.accounts.models import User
 from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.envelopes import ThoughtboxEnvelope, embedded_resource
 from apps.mcp.errors import parameters
+from apps.mcp.sampling import run_with_client_model
 from apps.mcp.schema import SeedModel
 from apps.mcp.server import client_key, tool_context
 from apps.reasoning import content, mental_models
 from apps.reasoning.models import Cell, Notebook
-from apps.reasoning.sampling import run_with_client_model
 from apps.reasoning.services import analysis, notebooks, thoughts
 
 if TYPE_CHECKING:

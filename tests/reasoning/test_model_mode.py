@@ -19,7 +19,7 @@ from mcp_types import CreateMessageResult, ErrorData, InputRequiredResult, TextC
 
 from apps.chat.llm import LLMUnavailable
 from apps.reasoning.analysis.llm import EndpointBackend, ModelAnswerInvalid, ask_json, resolve_backend
-from apps.reasoning.sampling import run_with_client_model
+from apps.mcp.sampling import run_with_client_model
 from apps.reasoning.services.analysis import (
     reasoning_analyze, reasoning_detect_bias, reasoning_think, reasoning_think_parallel,
 )

@@ -1,19 +1,18 @@
-"""The MCP client's own model as a reasoning backend (method "sampling"), for the MCP adapters.
+"""The MCP client's own model, asked through sampling (sampling/createMessage), for the profiles whose tools
+consult a model: MemGOS's chat (``client_model``, chat's ``generate``) and ThoughtMCP's reasoning tools
+(``run_with_client_model``, a reasoning backend of method "sampling").
 
-An adapter runs a reasoning service through ``run_with_client_model``: the service gets the backend (or None when
-the client cannot sample) as ``model=``, and runs in a worker thread (database_sync_to_async).
-
-How the client is asked depends on the protocol version, as for chat (apps/chat/mcp_tools.py):
-- Handshake-era protocols: a sampling/createMessage request goes to the client while the call runs. The service's
-  thread cannot await, so it hands the request to the adapter's event loop (run_coroutine_threadsafe) and waits for
-  the answer; think_parallel's four streams do so from four threads at once.
+How the client is asked depends on the protocol version:
+- Handshake-era protocols: a sampling/createMessage request goes to the client while the call runs. A service's
+  thread cannot await, so the reasoning backend hands the request to the adapter's event loop
+  (run_coroutine_threadsafe) and waits for the answer; think_parallel's four streams do so from four threads at once.
 - 2026-07-28 (sessionless): a call cannot ask the client anything while it runs. The first round records every
-  request the analysis makes (think_parallel: one per stream, each under its own key) and ends with one
-  InputRequiredResult asking for all of them; the client retries with the answers, and that round's analysis (same
-  evidence, same prompts) reads them by key. The client returns only the latest round's answers, so the answers of
-  earlier rounds travel in ``request_state`` (trusting it costs nothing: they are the client's own model's answers,
-  which it could have made anything anyway; an analysis that asks in sequence, like analyze_reasoning with its
-  confidence, bias and emotion parts, takes one round per request).
+  request the call makes (think_parallel: one per stream, each under its own key) and ends with one
+  InputRequiredResult asking for all of them; the client retries with the answers, and that round (same evidence,
+  same prompts) reads them by key. The client returns only the latest round's answers, so the answers of earlier
+  rounds travel in ``request_state`` (trusting it costs nothing: they are the client's own model's answers, which it
+  could have made anything anyway; an analysis that asks in sequence, like analyze_reasoning with its confidence,
+  bias and emotion parts, takes one round per request).
 A client that declines to sample, or does not answer within ENGRAM_LLM_TIMEOUT_SECONDS, gives an unusable answer:
 the analysis falls back to its deterministic method and reports "modelError".
 """
@@ -22,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import warnings
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -29,21 +29,75 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.conf import settings
 from mcp.server.mcpserver import Context
-from mcp_types import CreateMessageRequest, CreateMessageResult, InputRequiredResult
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types import (
+    CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, InputRequiredResult, SamplingMessage,
+    TextContent,
+)
 from mcp_types.version import is_version_at_least
 
-from apps.chat.llm import Generate
-from apps.chat.mcp_tools import (
-    SESSIONLESS_PROTOCOL, SamplingRequested, client_model, sampling_answer, sampling_request,
-)
+from apps.chat.llm import Generate, Message
 from apps.reasoning.analysis.common import ModelBackend
 from apps.reasoning.analysis.llm import ModelAnswerInvalid, prompt_messages
+
+# The first protocol version whose tool calls cannot send requests back to the client while they run.
+SESSIONLESS_PROTOCOL = "2026-07-28"
+# The key of chat's one sampling request in an InputRequiredResult (and of its answer in the retry).
+SAMPLE_KEY = "chat_answer"
+
+
+class SamplingRequested(Exception):
+    """Raised by a sessionless round's ``generate``: ask the client to sample, then retry. Nothing is stored yet."""
+
+    def __init__(self, request: CreateMessageRequest):
+        super().__init__("sampling requested")
+        self.request = request
+
+
+def sampling_request(messages: list[Message], max_tokens: int) -> CreateMessageRequestParams:
+    system = "\n\n".join(message["content"] for message in messages if message["role"] == "system")
+    conversation = [SamplingMessage(role=message["role"], content=TextContent(type="text", text=message["content"]))
+                    for message in messages if message["role"] != "system"]
+    return CreateMessageRequestParams(messages=conversation, max_tokens=max_tokens, system_prompt=system or None)
+
+
+def sampling_answer(result: CreateMessageResult) -> tuple[str, str]:
+    return (result.content.text if isinstance(result.content, TextContent) else ""), result.model
+
+
+def client_model(ctx: Context | None) -> Generate | None:
+    """The calling client's model as chat's ``generate``, when the client can be asked to sample; else None."""
+    if ctx is None or ctx.client_capabilities is None or ctx.client_capabilities.sampling is None:
+        return None
+    version = ctx.protocol_version
+    if version is not None and is_version_at_least(version, SESSIONLESS_PROTOCOL):
+        answered = (ctx.input_responses or {}).get(SAMPLE_KEY)
+
+        def generate_on_retry(messages: list[Message], max_tokens: int) -> tuple[str, str]:
+            if isinstance(answered, CreateMessageResult):
+                return sampling_answer(answered)
+            raise SamplingRequested(CreateMessageRequest(params=sampling_request(messages, max_tokens)))
+
+        return generate_on_retry
+
+    async def generate_now(messages: list[Message], max_tokens: int) -> tuple[str, str]:
+        params = sampling_request(messages, max_tokens)
+        with warnings.catch_warnings():
+            # Deprecated for the sessionless protocol only, which takes the other way.
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            result = await ctx.session.create_message(
+                params.messages, max_tokens=max_tokens, system_prompt=params.system_prompt,
+                related_request_id=ctx.request_context.request_id)
+        return sampling_answer(result)
+
+    return generate_now
+
 
 CLIENT_MODEL = "client"
 
 
 class SessionClientModel:
-    """Handshake-era sampling: asks the client during the call (chat's request), from any worker thread."""
+    """Handshake-era sampling: asks the client during the call (``client_model``), from any worker thread."""
 
     method = "sampling"
 
@@ -108,7 +162,7 @@ def _carried(state: str | None) -> dict[str, tuple[str, str]]:
 def client_reasoning_model(ctx: Context | None) -> ModelBackend | None:
     """The calling client's model, when it declared the sampling capability; else None. Call it on the event loop
     (the handshake-era backend keeps that loop to reach the client from the service's threads)."""
-    generate = client_model(ctx)  # chat's: None when the client cannot sample
+    generate = client_model(ctx)  # None when the client cannot sample
     if generate is None:
         return None
     if ctx.protocol_version is not None and is_version_at_least(ctx.protocol_version, SESSIONLESS_PROTOCOL):
