@@ -46,6 +46,8 @@ SERVER_VERSION = "1.0.0"
 _client_session: ContextVar[str] = ContextVar("engram_mcp_client_session", default="")
 # The SDK's context of the tool call under way, for adapters that ask the client something (MemGOS's chat samples).
 _tool_context: ContextVar[Context | None] = ContextVar("engram_mcp_tool_context", default=None)
+# The profile serving the tool call under way, for adapters that describe their own profile (MemGOS's list_tools).
+_profile: ContextVar[Profile | None] = ContextVar("engram_mcp_profile", default=None)
 # Sessions without an id of their own (stdio, in-process clients) get one here for their lifetime.
 _local_session_ids: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -97,6 +99,11 @@ def tool_context() -> Context | None:
     return _tool_context.get()
 
 
+def current_profile() -> Profile | None:
+    """The profile serving the tool call under way (None outside one)."""
+    return _profile.get()
+
+
 async def _record_call(arguments: dict[str, Any], *, succeeded: bool) -> None:
     """Counts an authenticated call for its client (MemGOS's session_info), with the cubes that a successful call
     named as the client's active cubes. Counting never fails the call it counts."""
@@ -135,11 +142,13 @@ def _sdk_tool(profile: Profile, spec: ToolSpec) -> Tool:
     async def call(arguments: dict[str, Any], ctx: Context) -> CallToolResult | InputRequiredResult:
         reset = _client_session.set(_session_of(ctx))
         reset_context = _tool_context.set(ctx)
+        reset_profile = _profile.set(profile)
         try:
             result = await run_tool(profile, spec, arguments)
             await _record_call(arguments, succeeded=isinstance(result, CallToolResult) and not result.is_error)
             return result
         finally:
+            _profile.reset(reset_profile)
             _tool_context.reset(reset_context)
             _client_session.reset(reset)
 

@@ -2,7 +2,7 @@
 
 They report real figures: counts from the database, the MCP client's recorded calls (``McpClientSession``, which
 ``apps.mcp.server`` updates on every tool call of every profile), the same component checks as GET /healthz, and
-the live tool registry.
+the tools of the profile serving the call.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from apps.mcp.auth import READ, WRITE, current_caller
 from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.models import McpClientSession
 from apps.mcp.schema import advertised_schema
-from apps.mcp.server import SERVER_VERSION, client_key, tool_context
+from apps.mcp.server import SERVER_VERSION, client_key, current_profile, tool_context
 from apps.memories.selectors import memory_count_owned
 
 if TYPE_CHECKING:
@@ -140,9 +140,7 @@ async def health_check(actor: User, params: HealthCheckInput) -> dict[str, Any]:
 
 
 async def list_tools(actor: User, params: ListToolsInput) -> dict[str, Any]:
-    from apps.mcp.profiles import PROFILES  # the registry imports this module
-
-    registry = PROFILES["memgos"].tools
+    registry = current_profile().tools
     listed = [spec for spec in registry if params.category is None or spec.category == params.category]
     tools = [{"name": spec.name, "category": spec.category, "description": spec.description,
               "input_schema": advertised_schema(spec.input_model)} for spec in listed]
