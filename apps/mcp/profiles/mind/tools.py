@@ -1,4 +1,4 @@
-"""MCP adapters for Mind (the `mind` profile lists them), in the seed's shapes.
+"""Mind's tool adapters, in the seed's shapes.
 
 Each adapter gets the acting user and the validated input model, calls one service through
 ``database_sync_to_async`` and returns the seed's data object, built from ``representations``.
@@ -13,12 +13,16 @@ project_id is global (the seed: "null for global edge"), so it needs no session.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from channels.db import database_sync_to_async
 
 from apps.accounts.models import User
 from apps.core.exceptions import Conflict
+from apps.mcp.profiles.mind.inputs import (
+    AddDecisionInput, AddEdgeInput, AddIssueInput, CheckEdgesInput, EndSessionInput, ExportInput, GetContextInput,
+    StartSessionInput, UpdateIssueInput, UpdateProjectInput,
+)
 from apps.mcp.server import client_key
 from apps.projects.models import Project, Session
 from apps.projects.representations import decision_dict, edge_dict, episode_dict, issue_dict, project_dict
@@ -26,12 +30,6 @@ from apps.projects.services import (
     context_get, decision_add, edge_add, edges_check, issue_add, issue_update, project_export, project_update,
     session_current, session_end, session_start,
 )
-
-if TYPE_CHECKING:
-    from apps.mcp.profiles.mind import (
-        AddDecisionInput, AddEdgeInput, AddIssueInput, CheckEdgesInput, EndSessionInput, ExportInput, GetContextInput,
-        StartSessionInput, UpdateIssueInput, UpdateProjectInput,
-    )
 
 
 async def mind_start_session(actor: User, params: StartSessionInput) -> dict[str, Any]:
