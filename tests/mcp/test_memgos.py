@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from mcp.client import Client
 
 from apps.chat.models import ChatMessage
-from apps.cubes.mcp_tools import cube_rows
+from apps.mcp.profiles.memgos.cubes import cube_rows
 from apps.cubes.services import cube_register, cube_share
 from apps.mcp.models import McpClientSession
 from apps.mcp.profiles import PROFILES

@@ -10,7 +10,7 @@ import os
 import time
 from collections import Counter
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from channels.db import database_sync_to_async
 from django.utils import timezone as django_timezone
@@ -23,12 +23,10 @@ from apps.cubes.selectors import cube_ids_readable
 from apps.mcp.auth import READ, WRITE, current_caller
 from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.models import McpClientSession
+from apps.mcp.profiles.memgos.inputs import GetUserInfoInput, HealthCheckInput, ListToolsInput, SessionInfoInput
 from apps.mcp.schema import advertised_schema
 from apps.mcp.server import SERVER_VERSION, client_key, current_profile, tool_context
 from apps.memories.selectors import memory_count_owned
-
-if TYPE_CHECKING:
-    from apps.mcp.profiles.memgos import GetUserInfoInput, HealthCheckInput, ListToolsInput, SessionInfoInput
 
 # A client that made no call for this long is reported as no longer active.
 SESSION_IDLE = timedelta(minutes=30)

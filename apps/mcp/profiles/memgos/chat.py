@@ -11,7 +11,7 @@ and that round's chat (same memories, same prompt) uses it.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from channels.db import database_sync_to_async
 from mcp_types import InputRequiredResult
@@ -21,11 +21,9 @@ from apps.chat.selectors import chat_history as chat_history_page
 from apps.chat.services import chat_send
 from apps.core.timestamps import iso_timestamp
 from apps.mcp.errors import parameters
+from apps.mcp.profiles.memgos.inputs import ChatHistoryInput, ChatInput
 from apps.mcp.sampling import SAMPLE_KEY, SamplingRequested, client_model
 from apps.mcp.server import client_key, tool_context
-
-if TYPE_CHECKING:
-    from apps.mcp.profiles.memgos import ChatHistoryInput, ChatInput
 
 
 async def chat(actor: User, params: ChatInput) -> dict[str, Any] | InputRequiredResult:

@@ -9,7 +9,7 @@ Engram's UUIDs.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from channels.db import database_sync_to_async
 from django.utils import timezone
@@ -21,17 +21,15 @@ from apps.cubes.selectors import access_check, cube_get_readable, cube_list, cub
 from apps.cubes.services import cube_register
 from apps.core.timestamps import iso_or_none
 from apps.mcp.errors import parameters
+from apps.mcp.profiles.memgos.inputs import (
+    AddMemoryInput, ContextSearchInput, CubeInfoInput, DeleteMemoryInput, GetMemoryInput, ListCubesInput,
+    RegisterCubeInput, SearchMemoriesInput, UpdateMemoryInput, ValidateAccessInput,
+)
 from apps.memories.models import Memory
 from apps.memories.selectors import memory_get
 from apps.memories.services import memory_delete, memory_retrieve, memory_store, memory_update
 from apps.memories.services.retrieval import ScoredMemory
 from apps.memories.validation import MemoryFilters
-
-if TYPE_CHECKING:
-    from apps.mcp.profiles.memgos import (
-        AddMemoryInput, ContextSearchInput, CubeInfoInput, DeleteMemoryInput, GetMemoryInput, ListCubesInput,
-        RegisterCubeInput, SearchMemoriesInput, UpdateMemoryInput, ValidateAccessInput,
-    )
 
 # Retrieval's own field names -> MemGOS's.
 SEARCH_PARAMETERS = {"text": "query", "limit": "top_k"}
