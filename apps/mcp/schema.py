@@ -32,6 +32,11 @@ class SnakeCaseSeedModel(SeedModel):
     model_config = ConfigDict(alias_generator=None)
 
 
+def given(**values: Any) -> dict[str, Any]:
+    """The optional arguments the caller gave: the others keep the service's defaults (which it validates)."""
+    return {name: value for name, value in values.items() if value is not None}
+
+
 def argument_naming(model: type[SeedModel]) -> str:
     """How the model's argument names are spelt on the wire, for error messages that name them."""
     return "camelCase" if model.model_config.get("alias_generator") is to_camel else "snake_case"

@@ -260,12 +260,12 @@ async def test_a_database_that_does_not_answer_is_a_retryable_failure(alice_toke
     in its envelope: say so and when to retry, never the internals."""
     from django.db import OperationalError
 
-    from apps.memories import mcp_tools
+    from apps.mcp.profiles.thoughtmcp import memories
 
     def busy(**kwargs):
         raise OperationalError("couldn't get a connection after 10.00 sec")
 
-    monkeypatch.setattr(mcp_tools, "memory_retrieve", busy)
+    monkeypatch.setattr(memories, "memory_retrieve", busy)
     async with in_process(alice_token) as client:
         failure = failure_of(await client.call_tool("retrieve_memories", {"userId": "alice", "text": "coffee"}))
     assert failure["error"].startswith("The database did not answer in time")

@@ -1,55 +1,27 @@
-"""MCP adapters of the reasoning tools: Thoughtbox's four (the `thoughtbox` profile) and ThoughtMCP's eight
-reasoning and metacognitive tools (the `thoughtmcp` profile). Each parses its validated input, calls one
-service of apps/reasoning, and returns the data its profile's envelope wraps: camelCase, in the seeds' shapes.
-
-ThoughtMCP's tools consult a language model when one is at hand: the configured endpoint, else the calling
-client's own model through sampling (``run_with_client_model``), else they analyse deterministically; the
-answer's ``method`` says which ran.
-"""
+"""Thoughtbox's tool adapters: thoughtbox, notebook, mental_models and export_reasoning_chain. Each parses its
+validated input, calls one service of apps/reasoning, and returns the data the envelope wraps: camelCase, in the
+seed's shapes."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from channels.db import database_sync_to_async
 from pydantic import create_model
 
 from apps.accounts.models import User
 from apps.core.timestamps import iso_or_none, iso_timestamp
-from apps.mcp.envelopes import ThoughtboxEnvelope, embedded_resource
 from apps.mcp.errors import parameters
-from apps.mcp.sampling import run_with_client_model
-from apps.mcp.schema import SeedModel
-from apps.mcp.server import client_key, tool_context
+from apps.mcp.profiles.thoughtbox.envelope import ThoughtboxEnvelope, embedded_resource
+from apps.mcp.profiles.thoughtbox.inputs import (
+    AddCellArgs, CellArgs, CreateNotebookArgs, ExportNotebookArgs, ExportReasoningChainInput, GetModelArgs,
+    InstallDepsArgs, ListModelsArgs, LoadNotebookArgs, NotebookArgs, ThoughtboxInput, UpdateCellArgs,
+)
+from apps.mcp.schema import SeedModel, given
+from apps.mcp.server import client_key
 from apps.reasoning import content, mental_models
 from apps.reasoning.models import Cell, Notebook
-from apps.reasoning.services import analysis, notebooks, thoughts
-
-if TYPE_CHECKING:
-    from apps.mcp.profiles.thoughtbox import (
-        AddCellArgs,
-        CellArgs,
-        CreateNotebookArgs,
-        ExportNotebookArgs,
-        ExportReasoningChainInput,
-        GetModelArgs,
-        InstallDepsArgs,
-        ListModelsArgs,
-        LoadNotebookArgs,
-        NotebookArgs,
-        ThoughtboxInput,
-        UpdateCellArgs,
-    )
-    from apps.mcp.profiles.thoughtmcp import (
-        AnalyzeReasoningInput,
-        AnalyzeSystematicallyInput,
-        AssessConfidenceInput,
-        DecomposeProblemInput,
-        DetectBiasInput,
-        DetectEmotionInput,
-        ThinkInput,
-        ThinkParallelInput,
-    )
+from apps.reasoning.services import notebooks, thoughts
 
 COOKBOOK_URI = "thoughtbox://patterns-cookbook"
 EMBEDDED = ThoughtboxEnvelope.EMBEDDED_RESOURCES
@@ -78,11 +50,6 @@ def operation_dispatcher(operations: dict[str, tuple[type[SeedModel], OperationA
     return dispatch
 
 
-def _given(**values: Any) -> dict[str, Any]:
-    """The optional arguments the caller gave: the others keep the service's defaults (which it validates)."""
-    return {name: value for name, value in values.items() if value is not None}
-
-
 def cookbook() -> dict[str, Any]:
     return embedded_resource(uri=COOKBOOK_URI, text=content.PATTERNS_COOKBOOK)
 
@@ -96,7 +63,7 @@ async def thoughtbox(actor: User, params: ThoughtboxInput) -> dict[str, Any]:
         total_thoughts=params.total_thoughts, next_thought_needed=params.next_thought_needed,
         revises_thought=params.revises_thought, branch_from_thought=params.branch_from_thought,
         branch_id=params.branch_id, session_title=params.session_title, session_tags=params.session_tags,
-        **_given(is_revision=params.is_revision, needs_more_thoughts=params.needs_more_thoughts),
+        **given(is_revision=params.is_revision, needs_more_thoughts=params.needs_more_thoughts),
     )
     thought = added.thought
     result: dict[str, Any] = {
@@ -166,7 +133,7 @@ def notebook_with_cells(*, actor: User, notebook_id) -> dict[str, Any]:
 async def notebook_create(actor: User, args: CreateNotebookArgs) -> dict[str, Any]:
     def create():
         notebook = notebooks.notebook_create(actor=actor, title=args.title, template=args.template,
-                                             **_given(language=args.language))
+                                             **given(language=args.language))
         return notebook_with_cells(actor=actor, notebook_id=notebook.pk)
 
     return await database_sync_to_async(create)()
@@ -271,60 +238,3 @@ async def mental_model_tags(actor: User, args: SeedModel) -> dict[str, Any]:
 
 async def mental_models_capability_graph(actor: User, args: SeedModel) -> dict[str, Any]:
     return mental_models.capability_graph()
-
-
-# ThoughtMCP's reasoning and metacognitive tools
-
-def _problem_context(context: SeedModel | None) -> dict[str, Any] | None:
-    return context.model_dump(exclude_none=True) if context is not None else None
-
-
-async def _with_model(call: Callable[[Any], dict[str, Any]]):
-    return await run_with_client_model(tool_context(), call)
-
-
-async def think(actor: User, params: ThinkInput):
-    return await _with_model(lambda model: analysis.reasoning_think(
-        actor=actor, problem=params.problem, mode=params.mode, context=_problem_context(params.context), model=model))
-
-
-async def analyze_systematically(actor: User, params: AnalyzeSystematicallyInput):
-    return await _with_model(lambda model: analysis.reasoning_analyze_systematically(
-        actor=actor, problem=params.problem, preferred_framework=params.preferred_framework,
-        context=_problem_context(params.context), model=model))
-
-
-async def think_parallel(actor: User, params: ThinkParallelInput):
-    return await _with_model(lambda model: analysis.reasoning_think_parallel(
-        actor=actor, problem=params.problem, context=_problem_context(params.context), model=model,
-        **_given(timeout_ms=params.timeout)))
-
-
-async def decompose_problem(actor: User, params: DecomposeProblemInput):
-    return await _with_model(lambda model: analysis.reasoning_decompose(
-        actor=actor, problem=params.problem, context=_problem_context(params.context), model=model,
-        **_given(max_depth=params.max_depth)))
-
-
-async def assess_confidence(actor: User, params: AssessConfidenceInput):
-    return await _with_model(lambda model: analysis.reasoning_assess_confidence(
-        actor=actor, reasoning=params.reasoning, evidence=params.evidence, context=params.context, model=model))
-
-
-async def detect_bias(actor: User, params: DetectBiasInput):
-    return await _with_model(lambda model: analysis.reasoning_detect_bias(
-        actor=actor, reasoning=params.reasoning, context=params.context, model=model,
-        **_given(monitor_continuously=params.monitor_continuously)))
-
-
-async def detect_emotion(actor: User, params: DetectEmotionInput):
-    return await _with_model(lambda model: analysis.reasoning_detect_emotion(
-        actor=actor, text=params.text, context=params.context, model=model,
-        **_given(include_discrete=params.include_discrete)))
-
-
-async def analyze_reasoning(actor: User, params: AnalyzeReasoningInput):
-    return await _with_model(lambda model: analysis.reasoning_analyze(
-        actor=actor, reasoning=params.reasoning, context=params.context, model=model,
-        **_given(include_confidence=params.include_confidence, include_bias=params.include_bias,
-                 include_emotion=params.include_emotion)))

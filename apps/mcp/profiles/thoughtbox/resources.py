@@ -1,5 +1,5 @@
 """Thoughtbox's resources, resource templates and prompts (seeds/001, "Resources" and "Prompts"), as the
-`thoughtbox` profile lists them. Each read gets the acting user (the caller, resolved by the MCP edge) and
+profile lists them. Each read gets the acting user (the caller, resolved by the MCP edge) and
 calls the reasoning services; sessions and notebooks are the caller's own, so another user's id is not found.
 
 Template readers take the URI's variables under the seed's names (``sessionId``, ``modelName``,
@@ -17,8 +17,8 @@ from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput
 from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.profile import PromptArgumentSpec, PromptSpec, ResourceSpec
+from apps.mcp.profiles.thoughtbox.tools import notebook_with_cells
 from apps.reasoning import content, mental_models, selectors
-from apps.reasoning.mcp_tools import notebook_with_cells
 from apps.reasoning.services import thoughts
 
 JSON = "application/json"

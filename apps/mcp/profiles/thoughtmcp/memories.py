@@ -1,4 +1,4 @@
-"""MCP adapters for the memory core, in ThoughtMCP's shapes (the `thoughtmcp` profile lists them).
+"""ThoughtMCP's memory tool adapters, in the seed's shapes.
 
 Each adapter gets the acting user and the validated input model, calls one service through
 ``database_sync_to_async`` (MCP tools are async: see ARCHITECTURE.md) and returns the ``data`` part
@@ -6,21 +6,19 @@ of the seed's response. Access checks and validation messages come from the serv
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from channels.db import database_sync_to_async
 
 from apps.accounts.models import User
 from apps.core.timestamps import iso_timestamp
+from apps.mcp.profiles.thoughtmcp.inputs import (
+    DeleteMemoryInput, MetadataUpdate, RetrieveMemoriesInput, SearchMemoriesInput, StoreMemoryInput, StoreMetadata,
+    UpdateMemoryInput,
+)
 from apps.memories.models import Memory
 from apps.memories.services import memory_delete, memory_retrieve, memory_search, memory_store, memory_update
 from apps.memories.validation import MemoryFilters
-
-if TYPE_CHECKING:
-    from apps.mcp.profiles.thoughtmcp import (
-        DeleteMemoryInput, MetadataUpdate, RetrieveMemoriesInput, SearchMemoriesInput, StoreMemoryInput, StoreMetadata,
-        UpdateMemoryInput,
-    )
 
 DELETE_MESSAGES = {
     "hard": "Memory and all related data removed",
