@@ -15,7 +15,7 @@ from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.core.exceptions import InvalidInput, NotFound
+from apps.core.exceptions import InvalidInput
 from apps.cubes.models import Cube
 from apps.cubes.selectors import access_check, cube_get_readable, cube_list, cube_list_with_stats, cube_statistics
 from apps.cubes.services import cube_register
@@ -27,7 +27,7 @@ from apps.mcp.profiles.memgos.inputs import (
 )
 from apps.memories.models import Memory
 from apps.memories.selectors import memory_get
-from apps.memories.services import memory_delete, memory_retrieve, memory_store, memory_update
+from apps.memories.services import memory_delete, memory_get_in_cube, memory_retrieve, memory_store, memory_update
 from apps.memories.services.retrieval import ScoredMemory
 from apps.memories.validation import MemoryFilters
 
@@ -36,14 +36,8 @@ SEARCH_PARAMETERS = {"text": "query", "limit": "top_k"}
 
 
 def _memory_in_cube(*, actor: User, memory_id: str, cube_id: str) -> Memory:
-    """A live memory the actor may read, in the cube the call names: one in another cube is not found there."""
     with parameters(memoryId="memory_id"):
-        memory = memory_get(actor=actor, memory_id=memory_id, include_deleted=False)
-    if memory.cube_id != cube_id:
-        raise NotFound(f"Memory '{memory_id}' not found in cube '{cube_id}'.", extra={
-            "field": "memory_id", "suggestion": "Check memory_id and cube_id: the memory must be in that cube "
-                                                "(search_memories gives each memory with its cube_id)."})
-    return memory
+        return memory_get_in_cube(actor=actor, memory_id=memory_id, cube_id=cube_id)
 
 
 def _search_query(query: str) -> str:
