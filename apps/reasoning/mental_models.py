@@ -115,6 +115,15 @@ def models_list(tag: str | None = None) -> list[MentalModel]:
     return [model for model in MODELS.values() if wanted in model.tags]
 
 
+def tags_list() -> list[dict[str, Any]]:
+    """Every tag in the seed's order, with its description and how many models carry it."""
+    counts = {tag: 0 for tag in TAGS}
+    for model in MODELS.values():
+        for tag in model.tags:
+            counts[tag] += 1
+    return [{"name": tag, "description": description, "modelCount": counts[tag]} for tag, description in TAGS.items()]
+
+
 def capability_graph() -> dict[str, Any]:
     """The catalogue as a knowledge graph, in the entities/relations shape of MCP knowledge-graph memory servers
     ({name, entityType, observations} and {from, to, relationType}), so it loads without translation."""

@@ -223,17 +223,8 @@ async def mental_models_list(actor: User, args: ListModelsArgs) -> dict[str, Any
     return {"models": found, "count": len(found), "tag": args.tag}
 
 
-def tag_entries() -> list[dict[str, Any]]:
-    counts = {tag: 0 for tag in mental_models.TAGS}
-    for model in mental_models.MODELS.values():
-        for tag in model.tags:
-            counts[tag] += 1
-    return [{"name": tag, "description": description, "modelCount": counts[tag]}
-            for tag, description in mental_models.TAGS.items()]
-
-
 async def mental_model_tags(actor: User, args: SeedModel) -> dict[str, Any]:
-    return {"tags": tag_entries()}
+    return {"tags": mental_models.tags_list()}
 
 
 async def mental_models_capability_graph(actor: User, args: SeedModel) -> dict[str, Any]:
