@@ -7,14 +7,14 @@ from django import forms
 from django.core import validators
 from django.forms.utils import pretty_name
 
+from apps.core.aliases import Aliases
 from apps.core.exceptions import DomainError
 
 
 def service_error_field(form: forms.Form, error: DomainError) -> str | None:
-    """The form field a service's error names (``form.service_fields`` translates the service's field
-    names, such as ``metadata.importance``), or None when it names none of the form's fields."""
-    service_field = error.extra.get("field")
-    field = getattr(form, "service_fields", {}).get(service_field, service_field)
+    """The form field a service's error names, or None when it names none of the form's fields. A form's
+    ``service_fields`` is its alias table: the service's argument name -> the form field, where they differ."""
+    field = _aliases(form).caller_name(error.extra.get("field"))
     return field if field in form.fields else None
 
 
@@ -24,12 +24,20 @@ def add_service_error(form: forms.Form, error: DomainError) -> None:
     if field is None:
         form.add_error(None, error.message)
         return
+
+    def label(name: str) -> str:
+        # "min_strength must be ..." names the service's argument; next to the input, say the label people see.
+        return (form.fields[name].label or pretty_name(name)) if name in form.fields else name
+
     service_field = error.extra.get("field")
     message = error.message
-    if service_field and message.startswith(f"{service_field} "):
-        # "metadata.importance must be ..." is the API's name; next to the input, say the label people see.
-        message = f"{form.fields[field].label or pretty_name(field)}{message[len(service_field):]}"
-    form.add_error(field, message)
+    if message.startswith(f"{service_field} "):
+        message = f"{label(field)}{message[len(service_field):]}"
+    form.add_error(field, _aliases(form).caller_message(message, spell=label))
+
+
+def _aliases(form: forms.Form) -> Aliases:
+    return Aliases(getattr(form, "service_fields", {}))
 
 
 class ServiceCheckedTextField(forms.CharField):

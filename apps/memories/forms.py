@@ -26,15 +26,6 @@ class MemoryFields(forms.Form):
     category = ServiceCheckedTextField()
     context = ServiceCheckedTextField(widget=forms.Textarea(attrs={"rows": 2}), help_text="Where this came from.")
 
-    service_fields = {
-        "primarySector": "primary_sector",
-        "metadata.importance": "importance",
-        "metadata.tags": "tags",
-        "metadata.keywords": "keywords",
-        "metadata.category": "category",
-        "metadata.context": "context",
-    }
-
 
 class MemoryStoreForm(MemoryFields):
     cube = forms.ChoiceField(label="Cube", required=False)
@@ -87,17 +78,8 @@ class SearchForm(forms.Form):
                                    empty_value=10)
     offset = forms.IntegerField(required=False, widget=forms.HiddenInput, **OFFSET.form())
 
-    service_fields = {
-        "text": "q",
-        "primarySector": "sector",
-        "minStrength": "min_strength",
-        "minSalience": "min_salience",
-        "dateRange.start": "date_from",
-        "dateRange.end": "date_to",
-        "dateRange": "date_to",
-        "metadata.tags": "tags",
-        "metadata.category": "category",
-    }
+    service_fields = {"text": "q", "primary_sector": "sector", "date_start": "date_from", "date_end": "date_to",
+                      "date_range": "date_to"}
 
     def __init__(self, *args, cubes, **kwargs):
         super().__init__(*args, **kwargs)

@@ -70,7 +70,7 @@ def parse_memory_id(memory_id) -> str:
     try:
         return str(uuid.UUID(str(memory_id)))
     except (TypeError, ValueError, AttributeError):
-        raise NotFound("Memory not found", extra={"field": "memoryId"}) from None
+        raise NotFound("Memory not found", extra={"field": "memory_id"}) from None
 
 
 def memory_get(*, actor: User, memory_id, include_deleted: bool = True) -> Memory:
@@ -80,7 +80,7 @@ def memory_get(*, actor: User, memory_id, include_deleted: bool = True) -> Memor
         .select_related("cube", "owner").filter(pk=parse_memory_id(memory_id)).first()
     )
     if memory is None:
-        raise NotFound("Memory not found", extra={"field": "memoryId"})
+        raise NotFound("Memory not found", extra={"field": "memory_id"})
     return memory
 
 

@@ -1,6 +1,7 @@
 """Input rules shared by every edge: services call these, so REST, MCP, pages and commands say the same.
 
-Messages follow the ThoughtMCP seed where it has one ("Content cannot be empty", "Invalid sector").
+Messages follow the ThoughtMCP seed where it has one ("Content cannot be empty", "Invalid sector"); fields are
+named as the services' keyword arguments, which each edge renames to its caller's names (apps/core/aliases.py).
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def clean_content(value, *, field_name: str = "content") -> str:
     return value
 
 
-def clean_sector(value, *, field_name: str = "primarySector") -> str:
+def clean_sector(value, *, field_name: str = "primary_sector") -> str:
     if value not in SECTORS:
         raise InvalidInput(f"Invalid sector {value!r}: use one of {', '.join(SECTORS)}.", field=field_name)
     return value
@@ -177,20 +178,21 @@ class MemoryFilters:
     def build(cls, *, sectors=None, primary_sector=None, min_strength=None, min_salience=None, date_start=None,
               date_end=None, keywords=None, tags=None, category=None, cube_id=None, cube_ids=None,
               session_id=None, include_deleted=False) -> "MemoryFilters":
-        start = clean_datetime(date_start, field_name="dateRange.start")
-        end = clean_datetime(date_end, field_name="dateRange.end")
+        start = clean_datetime(date_start, field_name="date_start")
+        end = clean_datetime(date_end, field_name="date_end")
         if start and end and start > end:
-            raise InvalidInput("dateRange.start is after dateRange.end: swap them.", field="dateRange")
+            # The pair is at fault: reported as one field, which each edge names as its caller does.
+            raise InvalidInput("date_start is after date_end: swap them.", field="date_range")
         return cls(
             sectors=clean_sectors(sectors),
             primary_sector=clean_sector(primary_sector) if primary_sector is not None else None,
-            min_strength=clean_unit(min_strength, field_name="minStrength"),
-            min_salience=clean_unit(min_salience, field_name="minSalience"),
+            min_strength=clean_unit(min_strength, field_name="min_strength"),
+            min_salience=clean_unit(min_salience, field_name="min_salience"),
             created_after=start,
             created_before=end,
-            keywords=clean_labels(keywords, field_name="metadata.keywords"),
-            tags=clean_labels(tags, field_name="metadata.tags"),
-            category=clean_text(category, field_name="metadata.category", max_chars=MAX_LABEL_CHARS) or None,
+            keywords=clean_labels(keywords, field_name="keywords"),
+            tags=clean_labels(tags, field_name="tags"),
+            category=clean_text(category, field_name="category", max_chars=MAX_LABEL_CHARS) or None,
             cube_id=cube_id or None,
             cube_ids=clean_cube_ids(cube_ids),
             session_id=session_id or None,

@@ -42,7 +42,7 @@ def test_new_content_re_embeds_and_relinks(user, store):
 
 @pytest.mark.parametrize(("changes", "field"), [
     ({"content": ""}, "content"), ({"strength": 3}, "strength"), ({"salience": "x"}, "salience"),
-    ({"primary_sector": "nope"}, "primarySector"), ({"colour": "red"}, "colour"),
+    ({"primary_sector": "nope"}, "primary_sector"),
 ])
 def test_update_refuses_bad_input_and_changes_nothing(user, store, changes, field):
     memory = store(user, "Original content")
@@ -51,6 +51,12 @@ def test_update_refuses_bad_input_and_changes_nothing(user, store, changes, fiel
     assert caught.value.field == field
     memory.refresh_from_db()
     assert memory.content == "Original content" and memory.strength == 1.0
+
+
+def test_update_takes_only_its_own_arguments(user, store):
+    memory = store(user, "Original content")
+    with pytest.raises(TypeError):
+        memory_update(actor=user, memory_id=memory.pk, colour="red")
 
 
 def test_soft_delete_hides_and_restore_brings_back(user, store):

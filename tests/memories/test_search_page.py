@@ -80,7 +80,7 @@ def test_filters_without_text_and_pagination(alice, user, store):
         ({"q": "x", "min_strength": "2"}, "min_strength", "Min strength must be between 0 and 1"),
         ({"q": "x", "min_salience": "-0.5"}, "min_salience", "Min salience must be between 0 and 1"),
         ({"q": "x", "date_from": "2025-13-40"}, "date_from", "Enter a valid date."),
-        ({"q": "x", "date_from": "2025-06-02", "date_to": "2025-06-01"}, "date_to", "dateRange.start is after"),
+        ({"q": "x", "date_from": "2025-06-02", "date_to": "2025-06-01"}, "date_to", "From is after To"),
         ({"q": "x", "limit": "1000"}, "limit", "Select a valid choice."),
         ({"q": "x", "sector": "dreamy"}, "sector", "Select a valid choice."),
         ({"q": "NOT everything"}, "q", "nothing to search for"),

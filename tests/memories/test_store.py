@@ -44,13 +44,13 @@ def test_salience_counts_urgency_words_and_averages_importance(user, content, im
     ({"content": "bad\x00byte"}, "content", "NUL"),
     ({"content": "x" * 20001}, "content", "limit is 20000"),
     ({"content": 42}, "content", "must be a string"),
-    ({"content": "ok", "primary_sector": "dreamy"}, "primarySector", "Invalid sector"),
-    ({"content": "ok", "importance": 1.5}, "metadata.importance", "between 0 and 1"),
-    ({"content": "ok", "importance": "high"}, "metadata.importance", "number"),
-    ({"content": "ok", "tags": "not-a-list"}, "metadata.tags", "list of strings"),
-    ({"content": "ok", "tags": ["x" * 101]}, "metadata.tags", "at most 100"),
+    ({"content": "ok", "primary_sector": "dreamy"}, "primary_sector", "Invalid sector"),
+    ({"content": "ok", "importance": 1.5}, "importance", "between 0 and 1"),
+    ({"content": "ok", "importance": "high"}, "importance", "number"),
+    ({"content": "ok", "tags": "not-a-list"}, "tags", "list of strings"),
+    ({"content": "ok", "tags": ["x" * 101]}, "tags", "at most 100"),
     ({"content": "ok", "metadata": ["not", "an", "object"]}, "metadata", "object"),
-    ({"content": "ok", "session_id": "s" * 201}, "sessionId", "at most 200"),
+    ({"content": "ok", "session_id": "s" * 201}, "session_id", "at most 200"),
 ])
 def test_bad_input_names_the_field_and_writes_nothing(user, fields, field, message):
     fields.setdefault("primary_sector", "semantic")

@@ -5,6 +5,7 @@ import functools
 from django.conf import settings
 from rest_framework import serializers
 
+from apps.core.aliases import Aliases
 from apps.core.api.serializers import (
     AtLeastOneFieldMixin, JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer, StrictSerializer,
 )
@@ -21,6 +22,8 @@ CONTENT_HELP = f"The memory's text: not empty, at most {settings.ENGRAM_MAX_CONT
 CONTENT_LENGTH = {"allow_blank": True, "trim_whitespace": False, "max_length": settings.ENGRAM_MAX_CONTENT_CHARS,
                   "error_messages": {"max_length": "Content is longer than {max_length} characters, this server's "
                                                    "ENGRAM_MAX_CONTENT_CHARS: shorten it or split it into memories."}}
+# The memory services' argument names -> the names of these requests; the rest are the same.
+MEMORY_ALIASES = Aliases({"cube_id": "cube", "date_start": "date_range.start", "date_end": "date_range.end"})
 SCORE_FIELDS = ["score", "relevance", "dense", "lexical", "recency", "link_weight"]
 SEARCH_HIT_FIELDS = [*SCORE_FIELDS, "highlight", "matched_terms"]
 

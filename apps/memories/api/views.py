@@ -1,15 +1,12 @@
-from contextlib import contextmanager
-
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 
 from apps.core.api.serializers import NoBodySerializer, error_responses, validated
-from apps.core.exceptions import InvalidInput
 from apps.memories.api.serializers import (
-    MemoryDeleteQuerySerializer, MemoryLinkSerializer, MemoryLinksQuerySerializer, MemoryListItemSerializer,
-    MemoryListQuerySerializer, MemoryQuerySerializer, MemorySerializer, MemoryStoreSerializer,
-    MemoryUpdateSerializer, RetrieveResponseSerializer, SearchResponseSerializer,
+    MEMORY_ALIASES, MemoryDeleteQuerySerializer, MemoryLinkSerializer, MemoryLinksQuerySerializer,
+    MemoryListItemSerializer, MemoryListQuerySerializer, MemoryQuerySerializer, MemorySerializer,
+    MemoryStoreSerializer, MemoryUpdateSerializer, RetrieveResponseSerializer, SearchResponseSerializer,
 )
 from apps.memories.selectors import memory_get, memory_links, memory_list
 from apps.memories.services import (
@@ -19,26 +16,6 @@ from apps.memories.services.retrieval.scoring import WITH_QUERY
 from apps.memories.validation import MemoryFilters
 
 MEMORY_ID = OpenApiParameter("memory_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
-
-# The services name fields as the ThoughtMCP seed does (camelCase, metadata.*); REST requests use these.
-REST_FIELD_NAMES = {
-    "primarySector": "primary_sector", "sessionId": "session_id", "agentId": "agent_id",
-    "minStrength": "min_strength", "minSalience": "min_salience", "dateRange": "date_range",
-    "dateRange.start": "date_range.start", "dateRange.end": "date_range.end", "memoryId": "memory_id",
-    "metadata.keywords": "keywords", "metadata.tags": "tags", "metadata.category": "category",
-    "metadata.context": "context", "metadata.importance": "importance",
-}
-
-
-@contextmanager
-def rest_field_names():
-    """Report a service's InvalidInput under the field name the REST request used."""
-    try:
-        yield
-    except InvalidInput as exc:
-        if exc.field in REST_FIELD_NAMES:
-            exc.extra["field"] = REST_FIELD_NAMES[exc.field]
-        raise
 
 
 @extend_schema(tags=["memories"])
@@ -69,8 +46,8 @@ class MemoryListCreateView(generics.GenericAPIView):
     )
     def post(self, request):
         data = validated(MemoryStoreSerializer, request.data)
-        with rest_field_names():
-            result = memory_store(actor=request.user, cube_id=data.pop("cube", None), **data)
+        with MEMORY_ALIASES.reported():
+            result = memory_store(actor=request.user, **MEMORY_ALIASES.arguments(data))
         return Response(MemorySerializer(result.memory).data, status=status.HTTP_201_CREATED)
 
 
@@ -94,8 +71,8 @@ class MemoryDetailView(generics.GenericAPIView):
     )
     def patch(self, request, memory_id: str):
         changes = validated(MemoryUpdateSerializer, request.data)
-        with rest_field_names():
-            result = memory_update(actor=request.user, memory_id=memory_id, **changes)
+        with MEMORY_ALIASES.reported():
+            result = memory_update(actor=request.user, memory_id=memory_id, **MEMORY_ALIASES.arguments(changes))
         return Response(MemorySerializer(result.memory).data)
 
     @extend_schema(
@@ -123,7 +100,7 @@ class MemoryRestoreView(generics.GenericAPIView):
     )
     def post(self, request, memory_id: str):
         validated(NoBodySerializer, request.data)
-        with rest_field_names():
+        with MEMORY_ALIASES.reported():
             memory = memory_restore(actor=request.user, memory_id=memory_id)
         return Response(MemorySerializer(memory).data)
 
@@ -152,16 +129,13 @@ class MemoryQueryView(generics.GenericAPIView):
     @staticmethod
     def service_arguments(request) -> dict:
         data = validated(MemoryQuerySerializer, request.data)
-        date_range = data.get("date_range") or {}
-        with rest_field_names():
-            filters = MemoryFilters.build(
-                sectors=data.get("sectors"), primary_sector=data.get("primary_sector"),
-                min_strength=data.get("min_strength"), min_salience=data.get("min_salience"),
-                date_start=date_range.get("start"), date_end=date_range.get("end"), keywords=data.get("keywords"),
-                tags=data.get("tags"), category=data.get("category"), cube_id=data.get("cube"),
-                session_id=data.get("session_id"),
+        date_range = data.pop("date_range", None) or {}
+        arguments = {"text": data.pop("text", None), "limit": data.pop("limit"), "offset": data.pop("offset")}
+        with MEMORY_ALIASES.reported():
+            arguments["filters"] = MemoryFilters.build(
+                **MEMORY_ALIASES.arguments(data), date_start=date_range.get("start"), date_end=date_range.get("end"),
             )
-        return {"text": data.get("text"), "filters": filters, "limit": data["limit"], "offset": data["offset"]}
+        return arguments
 
 
 @extend_schema(tags=["memories"])
@@ -176,7 +150,7 @@ class MemoryRetrieveView(MemoryQueryView):
     )
     def post(self, request):
         arguments = self.service_arguments(request)
-        with rest_field_names():
+        with MEMORY_ALIASES.reported():
             result = memory_retrieve(actor=request.user, **arguments)
         return Response(RetrieveResponseSerializer({"results": result.items, "total_count": result.total_count}).data)
 
@@ -193,7 +167,7 @@ class MemorySearchView(MemoryQueryView):
     )
     def post(self, request):
         arguments = self.service_arguments(request)
-        with rest_field_names():
+        with MEMORY_ALIASES.reported():
             result = memory_search(actor=request.user, **arguments)
         return Response(SearchResponseSerializer({
             "results": result.items, "total_count": result.total_count, "search_type": result.search_type,

@@ -28,8 +28,6 @@ REINFORCE_WINDOW_SECONDS = 3600
 # Decay: strength x exp(-rate x sector factor x days since last brought up to date), floored.
 SECTOR_DECAY_FACTORS = {"episodic": 1.5, "semantic": 0.5, "procedural": 0.7, "emotional": 1.2, "reflective": 0.8}
 DECAY_FLOOR = 0.1
-UPDATABLE = {"content", "strength", "salience", "importance", "keywords", "tags", "category", "context",
-             "primary_sector", "metadata"}
 
 
 def _get_writable(*, actor: User, memory_id, include_deleted: bool = True, curator: bool = False) -> Memory:
@@ -42,11 +40,11 @@ def _get_writable(*, actor: User, memory_id, include_deleted: bool = True, curat
         queryset = Memory.objects.all() if include_deleted else Memory.objects.filter(deleted_at__isnull=True)
         memory = queryset.filter(pk=parse_memory_id(memory_id)).first()
         if memory is None:
-            raise NotFound("Memory not found", extra={"field": "memoryId"})
+            raise NotFound("Memory not found", extra={"field": "memory_id"})
         return memory
     memory = memory_get(actor=actor, memory_id=memory_id, include_deleted=include_deleted)
     if not Memory.objects.filter(pk=memory.pk, cube_id__in=cube_ids_writable(actor=actor)).exists():
-        raise PermissionDenied("You may read this memory but not change it.", extra={"field": "memoryId"})
+        raise PermissionDenied("You may read this memory but not change it.", extra={"field": "memory_id"})
     return memory
 
 
@@ -67,22 +65,23 @@ class UpdateResult:
     connections_updated: int
 
 
-def memory_update(*, actor: User, memory_id, **changes) -> UpdateResult:
-    """Selective update: only the given fields change. New content re-embeds and relinks."""
-    unknown = set(changes) - UPDATABLE
-    if unknown:
-        raise InvalidInput(f"Unknown field {sorted(unknown)[0]}: updatable are {', '.join(sorted(UPDATABLE))}.",
-                           field=sorted(unknown)[0])
+def memory_update(*, actor: User, memory_id, content=None, strength=None, salience=None, importance=None,
+                  keywords=None, tags=None, category=None, context=None, primary_sector=None,
+                  metadata=None) -> UpdateResult:
+    """Selective update: only the given fields (not None) change. New content re-embeds and relinks."""
+    changes = {"content": content, "strength": strength, "salience": salience, "importance": importance,
+               "keywords": keywords, "tags": tags, "category": category, "context": context,
+               "primary_sector": primary_sector, "metadata": metadata}
     memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False)
     cleaners = {
         "content": lambda v: clean_content(v),
         "strength": lambda v: clean_unit(v, field_name="strength"),
         "salience": lambda v: clean_unit(v, field_name="salience"),
-        "importance": lambda v: clean_unit(v, field_name="metadata.importance"),
-        "keywords": lambda v: clean_labels(v, field_name="metadata.keywords"),
-        "tags": lambda v: clean_labels(v, field_name="metadata.tags"),
-        "category": lambda v: clean_text(v, field_name="metadata.category", max_chars=MAX_LABEL_CHARS),
-        "context": lambda v: clean_text(v, field_name="metadata.context", max_chars=MAX_CONTEXT_CHARS),
+        "importance": lambda v: clean_unit(v, field_name="importance"),
+        "keywords": lambda v: clean_labels(v, field_name="keywords"),
+        "tags": lambda v: clean_labels(v, field_name="tags"),
+        "category": lambda v: clean_text(v, field_name="category", max_chars=MAX_LABEL_CHARS),
+        "context": lambda v: clean_text(v, field_name="context", max_chars=MAX_CONTEXT_CHARS),
         "primary_sector": lambda v: clean_sector(v),
         "metadata": _clean_metadata,
     }
@@ -148,7 +147,7 @@ def memory_delete(*, actor: User, memory_id, soft: bool = True, curator: bool = 
 def memory_restore(*, actor: User, memory_id, curator: bool = False) -> Memory:
     memory = _get_writable(actor=actor, memory_id=memory_id, curator=curator)
     if memory.deleted_at is None:
-        raise InvalidInput("This memory is not deleted, so there is nothing to restore.", field="memoryId")
+        raise InvalidInput("This memory is not deleted, so there is nothing to restore.", field="memory_id")
     memory.strength = memory.strength_before_delete if memory.strength_before_delete is not None else 1.0
     memory.strength_before_delete = None
     memory.deleted_at = None

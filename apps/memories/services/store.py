@@ -20,6 +20,10 @@ from apps.memories.validation import (
 from apps.core.exceptions import InvalidInput
 from apps.core.validation import refuse_unstorable_text
 
+# What one item of memory_store_many may carry: build_memory's keyword arguments but the actor and the cube.
+ITEM_FIELDS = frozenset({"content", "primary_sector", "session_id", "agent_id", "keywords", "tags", "category",
+                         "context", "importance", "metadata", "created_at", "kind"})
+
 
 @dataclass(frozen=True)
 class StoreResult:
@@ -43,19 +47,19 @@ def build_memory(*, actor: User, cube, content, primary_sector="semantic", sessi
                  created_at=None, kind=Memory.Kind.MEMORY) -> Memory:
     """An unsaved, validated Memory with its derived fields (keywords, salience)."""
     content = clean_content(content)
-    importance = clean_unit(importance, field_name="metadata.importance")
-    keywords = clean_labels(keywords, field_name="metadata.keywords") or extract_keywords(content)
+    importance = clean_unit(importance, field_name="importance")
+    keywords = clean_labels(keywords, field_name="keywords") or extract_keywords(content)
     # Salience: 0.5 plus 0.1 per urgency word, averaged with the stated importance when there is one.
     salience = urgency_salience(content)
     if importance is not None:
         salience = (salience + importance) / 2
     return Memory(
         cube=cube, owner=actor, kind=kind, content=content, primary_sector=clean_sector(primary_sector),
-        session_id=clean_text(session_id, field_name="sessionId", max_chars=MAX_ID_CHARS),
-        agent_id=clean_text(agent_id, field_name="agentId", max_chars=MAX_ID_CHARS),
-        keywords=keywords, tags=clean_labels(tags, field_name="metadata.tags"),
-        category=clean_text(category, field_name="metadata.category", max_chars=MAX_LABEL_CHARS),
-        context=clean_text(context, field_name="metadata.context", max_chars=MAX_CONTEXT_CHARS),
+        session_id=clean_text(session_id, field_name="session_id", max_chars=MAX_ID_CHARS),
+        agent_id=clean_text(agent_id, field_name="agent_id", max_chars=MAX_ID_CHARS),
+        keywords=keywords, tags=clean_labels(tags, field_name="tags"),
+        category=clean_text(category, field_name="category", max_chars=MAX_LABEL_CHARS),
+        context=clean_text(context, field_name="context", max_chars=MAX_CONTEXT_CHARS),
         importance=0.5 if importance is None else importance, salience=round(salience, 4),
         metadata=_clean_metadata(metadata), created_at=created_at or timezone.now(),
     )
@@ -90,9 +94,15 @@ def _persist(memory: Memory, vectors: dict[str, list[float]], *, link: bool) -> 
     return len(create_links(memory, vectors)) if link else 0
 
 
-def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: str | None = None, **fields) -> StoreResult:
+def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: str | None = None, session_id="",
+                 agent_id="", keywords=None, tags=None, category=None, context=None, importance=None, metadata=None,
+                 created_at=None, kind=Memory.Kind.MEMORY) -> StoreResult:
     cube = _resolve_cube(actor, cube_id)
-    memory = build_memory(actor=actor, cube=cube, content=content, primary_sector=primary_sector, **fields)
+    memory = build_memory(
+        actor=actor, cube=cube, content=content, primary_sector=primary_sector, session_id=session_id,
+        agent_id=agent_id, keywords=keywords, tags=tags, category=category, context=context, importance=importance,
+        metadata=metadata, created_at=created_at, kind=kind,
+    )
     [vectors] = embed_memories([memory])
     with transaction.atomic():
         links_created = _persist(memory, vectors, link=True)
@@ -102,16 +112,21 @@ def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: st
 
 def memory_store_many(*, actor: User, items: list[dict], cube_id: str | None = None, link: bool = True) -> list[StoreResult]:
     """Store a batch with one model call. Every item is validated before anything is written, so a bad
-    item leaves the whole batch unwritten; each item may carry its own ``created_at``."""
+    item leaves the whole batch unwritten; each item may carry its own ``created_at``. An item's fields are
+    memory_store's (but ``cube_id``, which is the batch's)."""
     cube = _resolve_cube(actor, cube_id)
     memories = []
     for index, item in enumerate(items):
         try:
+            unknown = sorted(set(item) - ITEM_FIELDS)
+            if unknown:
+                raise InvalidInput(f"Unknown field {unknown[0]}: an item has {', '.join(sorted(ITEM_FIELDS))}.",
+                                   field=unknown[0])
+            if "content" not in item:
+                raise InvalidInput("Missing required parameter: content", field="content")
             memories.append(build_memory(actor=actor, cube=cube, **item))
         except InvalidInput as exc:
             raise InvalidInput(f"Item {index}: {exc.message}", field=exc.field, extra={"index": index}) from exc
-        except TypeError as exc:
-            raise InvalidInput(f"Item {index}: {exc}", extra={"index": index}) from exc
     all_vectors = embed_memories(memories)
     results = []
     with transaction.atomic():

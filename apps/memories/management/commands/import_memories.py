@@ -21,17 +21,21 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from apps.accounts.selectors import user_resolve
+from apps.core.aliases import Aliases
 from apps.core.exceptions import DomainError, InvalidInput
 from apps.memories.services import memory_delete, memory_store_many
 from apps.memories.validation import clean_datetime
 
-# JSON field -> memory_store_many item field. Both the camelCase of the REST/MCP edges and snake_case.
-CAMEL_FIELDS = {
-    "content": "content", "primarySector": "primary_sector", "sessionId": "session_id", "agentId": "agent_id",
-    "keywords": "keywords", "tags": "tags", "category": "category", "context": "context",
-    "importance": "importance", "metadata": "metadata", "createdAt": "created_at",
-}
-FIELDS = {**CAMEL_FIELDS, **{item_field: item_field for item_field in CAMEL_FIELDS.values()}}
+# memory_store_many's item fields -> the names of the export format; errors name the metadata fields as ThoughtMCP.
+LINE_ALIASES = Aliases({
+    "primary_sector": "primarySector", "session_id": "sessionId", "agent_id": "agentId", "created_at": "createdAt",
+    "keywords": "metadata.keywords", "tags": "metadata.tags", "category": "metadata.category",
+    "context": "metadata.context", "importance": "metadata.importance",
+})
+# A line's fields as export_memories writes them; memory_store_many's own names are accepted too.
+FORMAT_NAMES = ("content", "primarySector", "sessionId", "agentId", "keywords", "tags", "category", "context",
+                "importance", "metadata", "createdAt")
+FIELDS = {*FORMAT_NAMES, *LINE_ALIASES.arguments(dict.fromkeys(FORMAT_NAMES))}
 DELETED_AT = ("deletedAt", "deleted_at")
 
 
@@ -57,11 +61,11 @@ def parse_line(number: int, text: str) -> Line:
         raise BadLine(number, "each line must be one JSON object, e.g. {\"content\": \"...\"}.")
     unknown = [name for name in data if name not in FIELDS and name not in DELETED_AT]
     if unknown:
-        raise BadLine(number, f"unknown field; known fields are {', '.join([*CAMEL_FIELDS, 'deletedAt'])}.",
+        raise BadLine(number, f"unknown field; known fields are {', '.join([*FORMAT_NAMES, 'deletedAt'])}.",
                      field=unknown[0])
     if "content" not in data:
         raise BadLine(number, "Missing required parameter: content.", field="content")
-    item = {FIELDS[name]: value for name, value in data.items() if name in FIELDS}
+    item = LINE_ALIASES.arguments({name: value for name, value in data.items() if name in FIELDS})
     deleted = False
     try:
         if "created_at" in item:
@@ -145,8 +149,9 @@ class Command(BaseCommand):
                 if index is None:
                     raise CommandError(exc.message) from None
                 bad = batch.pop(index)
-                message = exc.message.split(": ", 1)[-1]
-                self._bad_line(str(BadLine(bad.number, message, field=exc.field)), skip_invalid)
+                message = LINE_ALIASES.caller_message(exc.message.split(": ", 1)[-1])
+                self._bad_line(str(BadLine(bad.number, message, field=LINE_ALIASES.caller_name(exc.field))),
+                               skip_invalid)
                 continue
             except DomainError as exc:
                 raise CommandError(f"{exc.message} ({self.imported} memories were imported before it.)") from None
