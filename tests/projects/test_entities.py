@@ -95,11 +95,10 @@ def test_decision_update_changes_fields_and_re_embeds_the_node(user, project):
     assert decision_get(actor=user, decision_id=decision.pk).reasoning == "Native Postgres and auth"
 
 
-def test_decision_update_refuses_unknown_fields(user, project):
+def test_decision_update_takes_only_its_own_arguments(user, project):
     decision = add_decision(user, project)
-    with pytest.raises(InvalidInput) as caught:
+    with pytest.raises(TypeError):
         decision_update(actor=user, decision_id=decision.pk, project_id=uuid.uuid4())
-    assert caught.value.field == "project_id"
 
 
 @pytest.mark.parametrize(("old", "new", "old_phrases", "new_phrases"), [

@@ -7,6 +7,7 @@ compile, unique names, access), so REST, MCP and the dashboard refuse the same t
 from drf_spectacular.utils import OpenApiTypes, extend_schema_field
 from rest_framework import serializers
 
+from apps.core.aliases import Aliases
 from apps.core.api.serializers import (
     AtLeastOneFieldMixin, JSONBooleanField, JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer,
     StrictSerializer,
@@ -22,6 +23,8 @@ from apps.projects.validation import (
     MAX_ITEM_CHARS, MAX_ITEMS, MAX_MOOD_CHARS, MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_PHRASE_CHARS, MAX_TEXT_CHARS,
 )
 
+# The Mind services' argument names -> the names of these requests and filters; the rest are the same.
+PROJECT_ALIASES = Aliases({"project_id": "project", "cube_id": "cube"})
 MAX_ID_CHARS = 100
 WARNING_SEVERITIES = ["high", "medium", "low"]
 EXPORT_FORMATS = ["json", "markdown"]

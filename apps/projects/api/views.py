@@ -6,7 +6,6 @@ are added and patched here, episodes are written by ending a session), so their 
 configured by an ``EntityEndpoint``.
 """
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 
@@ -18,9 +17,8 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 
 from apps.core.api.serializers import NoBodySerializer, PageQuerySerializer, error_responses, validated
-from apps.core.exceptions import DomainError
 from apps.projects.api.serializers import (
-    AttemptSerializer, ContextQuerySerializer, ContextResultSerializer, DecisionAddedSerializer,
+    PROJECT_ALIASES, AttemptSerializer, ContextQuerySerializer, ContextResultSerializer, DecisionAddedSerializer,
     DecisionCreateSerializer, DecisionListQuerySerializer, DecisionSerializer, DecisionUpdateSerializer,
     EdgeCheckResultSerializer, EdgeCheckSerializer, EdgeCreateSerializer, EdgeUpdateSerializer,
     EntityListQuerySerializer, EpisodeSerializer, EpisodeUpdateSerializer, ExportCreatedSerializer,
@@ -44,18 +42,6 @@ PROJECT_ID = OpenApiParameter("project_id", OpenApiTypes.UUID, OpenApiParameter.
 EXPORT_CONTENT_TYPES = {".json": "application/json", ".md": "text/markdown"}
 EXPORT_NAME = OpenApiParameter("name", OpenApiTypes.STR, OpenApiParameter.PATH,
                                description="A file name from GET /api/v1/exports/.")
-
-
-@contextmanager
-def rest_field_names():
-    """Report a service's error under the field name the REST request used: the services name the
-    project ``project_id``, REST bodies and filters say ``project``."""
-    try:
-        yield
-    except DomainError as exc:
-        if exc.extra.get("field") == "project_id":
-            exc.extra["field"] = "project"
-        raise
 
 
 def _paginated(view: generics.GenericAPIView, items, serializer_class) -> Response:
@@ -94,7 +80,8 @@ class ProjectListCreateView(generics.GenericAPIView):
     )
     def post(self, request):
         data = validated(ProjectCreateSerializer, request.data)
-        project = project_create(actor=request.user, cube_id=data.pop("cube", None), **data)
+        with PROJECT_ALIASES.reported():
+            project = project_create(actor=request.user, **PROJECT_ALIASES.arguments(data))
         return Response(ProjectSerializer(project).data, status=status.HTTP_201_CREATED)
 
 
@@ -180,7 +167,7 @@ class ContextView(generics.GenericAPIView):
     )
     def post(self, request):
         data = validated(ContextQuerySerializer, request.data)
-        with rest_field_names():
+        with PROJECT_ALIASES.reported():
             result = context_get(actor=request.user, query=data["query"], types=data.get("types"),
                                  project_id=data.get("project"), include_global=data["include_global"],
                                  limit=data["limit"])
@@ -336,7 +323,7 @@ class DecisionListCreateView(generics.GenericAPIView):
     @list_schema("decisions", "decisions", DecisionListQuerySerializer, DecisionSerializer)
     def get(self, request):
         query = validated(DecisionListQuerySerializer, request.query_params)
-        with rest_field_names():
+        with PROJECT_ALIASES.reported():
             return _listed(self, query, DecisionSerializer, partial(
                 decision_list, actor=request.user, project_id=query.get("project"), status=query.get("status")))
 
@@ -350,8 +337,8 @@ class DecisionListCreateView(generics.GenericAPIView):
     )
     def post(self, request):
         data = validated(DecisionCreateSerializer, request.data)
-        with rest_field_names():
-            added = decision_add(actor=request.user, project_id=data.pop("project"), **data)
+        with PROJECT_ALIASES.reported():
+            added = decision_add(actor=request.user, **PROJECT_ALIASES.arguments(data))
         return Response(DecisionAddedSerializer(added).data, status=status.HTTP_201_CREATED)
 
 
@@ -360,7 +347,7 @@ class IssueListCreateView(generics.GenericAPIView):
     @list_schema("issues", "issues", IssueListQuerySerializer, IssueSerializer)
     def get(self, request):
         query = validated(IssueListQuerySerializer, request.query_params)
-        with rest_field_names():
+        with PROJECT_ALIASES.reported():
             return _listed(self, query, IssueSerializer, partial(
                 issue_list, actor=request.user, project_id=query.get("project"), status=query.get("status"),
                 severity=query.get("severity")))
@@ -373,8 +360,8 @@ class IssueListCreateView(generics.GenericAPIView):
     )
     def post(self, request):
         data = validated(IssueCreateSerializer, request.data)
-        with rest_field_names():
-            issue = issue_add(actor=request.user, project_id=data.pop("project"), **data)
+        with PROJECT_ALIASES.reported():
+            issue = issue_add(actor=request.user, **PROJECT_ALIASES.arguments(data))
         return Response(IssueSerializer(issue).data, status=status.HTTP_201_CREATED)
 
 
@@ -399,7 +386,7 @@ class EdgeListCreateView(generics.GenericAPIView):
                  note="Global edges (no project) are listed too, unless `project` picks one project's own edges.")
     def get(self, request):
         query = validated(EntityListQuerySerializer, request.query_params)
-        with rest_field_names():
+        with PROJECT_ALIASES.reported():
             return _listed(self, query, SharpEdgeSerializer,
                            partial(edge_list, actor=request.user, project_id=query.get("project")))
 
@@ -413,8 +400,8 @@ class EdgeListCreateView(generics.GenericAPIView):
     )
     def post(self, request):
         data = validated(EdgeCreateSerializer, request.data)
-        with rest_field_names():
-            edge = edge_add(actor=request.user, project_id=data.pop("project", None), **data)
+        with PROJECT_ALIASES.reported():
+            edge = edge_add(actor=request.user, **PROJECT_ALIASES.arguments(data))
         return Response(SharpEdgeSerializer(edge).data, status=status.HTTP_201_CREATED)
 
 
@@ -435,7 +422,7 @@ class EdgeCheckView(generics.GenericAPIView):
     )
     def post(self, request):
         data = validated(EdgeCheckSerializer, request.data)
-        with rest_field_names():
+        with PROJECT_ALIASES.reported():
             warnings = edges_check(actor=request.user, code=data.get("code"), intent=data.get("intent"),
                                    context=data.get("context"), project_id=data.get("project"))
         return Response(EdgeCheckResultSerializer({"warnings": warnings}).data)
@@ -446,7 +433,7 @@ class EpisodeListView(generics.GenericAPIView):
     @list_schema("episodes", "episodes", EntityListQuerySerializer, EpisodeSerializer)
     def get(self, request):
         query = validated(EntityListQuerySerializer, request.query_params)
-        with rest_field_names():
+        with PROJECT_ALIASES.reported():
             return _listed(self, query, EpisodeSerializer,
                            partial(episode_list, actor=request.user, project_id=query.get("project")))
 
@@ -481,7 +468,7 @@ class ExportListCreateView(generics.GenericAPIView):
     )
     def post(self, request):
         data = validated(ExportCreateSerializer, request.data)
-        with rest_field_names():
+        with PROJECT_ALIASES.reported():
             result = project_export(actor=request.user, format=data["format"], project_id=data.get("project"),
                                     include_sessions=data["include_sessions"])
         return Response(ExportCreatedSerializer({

@@ -75,11 +75,7 @@ def _create(*, actor: User, entity: ProjectEntity) -> ProjectEntity:
 
 
 def _apply(entity: ProjectEntity, fields: dict, cleaners: dict[str, Callable]) -> ProjectEntity:
-    """Set the given fields (None leaves one unchanged), each through its cleaner; unknown names refused."""
-    for name in fields:
-        if name not in cleaners:
-            raise InvalidInput(f"{name} cannot be updated here: updatable are {', '.join(sorted(cleaners))}.",
-                               field=name)
+    """Set the given fields (None leaves one unchanged), each through its cleaner."""
     for name, value in fields.items():
         if value is not None:
             setattr(entity, name, cleaners[name](value))
@@ -172,8 +168,13 @@ DECISION_CLEANERS = {
 
 
 @transaction.atomic
-def decision_update(*, actor: User, decision_id, **fields) -> Decision:
+def decision_update(*, actor: User, decision_id, title=None, description=None, context=None, reasoning=None,
+                    alternatives=None, confidence=None, revisit_if=None, trigger_phrases=None,
+                    status=None) -> Decision:
     """Change the given fields. Making a decision active again clears its ``superseded_by``."""
+    fields = {"title": title, "description": description, "context": context, "reasoning": reasoning,
+              "alternatives": alternatives, "confidence": confidence, "revisit_if": revisit_if,
+              "trigger_phrases": trigger_phrases, "status": status}
     decision = _apply(_writable_entity(actor=actor, kind="decision", entity_id=decision_id, lock=True), fields,
                       DECISION_CLEANERS)
     if decision.status == Decision.Status.ACTIVE:
@@ -262,7 +263,11 @@ EDGE_CLEANERS = {
 
 
 @transaction.atomic
-def edge_update(*, actor: User, edge_id, **fields) -> SharpEdge:
+def edge_update(*, actor: User, edge_id, title=None, description=None, workaround=None, detection_patterns=None,
+                symptoms=None, root_cause=None, share_with_community=None) -> SharpEdge:
+    fields = {"title": title, "description": description, "workaround": workaround,
+              "detection_patterns": detection_patterns, "symptoms": symptoms, "root_cause": root_cause,
+              "share_with_community": share_with_community}
     edge = _apply(_writable_entity(actor=actor, kind="sharp_edge", entity_id=edge_id, lock=True), fields, EDGE_CLEANERS)
     return _save_and_sync(actor=actor, entity=edge)
 
@@ -295,8 +300,11 @@ EPISODE_CLEANERS = {
 
 
 @transaction.atomic
-def episode_update(*, actor: User, episode_id, **fields) -> Episode:
+def episode_update(*, actor: User, episode_id, title=None, narrative=None, mood_arc=None, lessons=None,
+                   breakthroughs=None, frustrations=None) -> Episode:
     """Edit the story a session left (a person curating it: the title, narrative, lessons, ...)."""
+    fields = {"title": title, "narrative": narrative, "mood_arc": mood_arc, "lessons": lessons,
+              "breakthroughs": breakthroughs, "frustrations": frustrations}
     episode = _apply(_writable_entity(actor=actor, kind="episode", entity_id=episode_id, lock=True), fields,
                      EPISODE_CLEANERS)
     return _save_and_sync(actor=actor, entity=episode)
