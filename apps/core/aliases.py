@@ -33,17 +33,19 @@ class Aliases:
         """The caller's name for a service's field, also within a path (``cube_ids[2]``)."""
         return self.caller_message(name) if name is not None else None
 
-    def caller_message(self, message: str, spell: Callable[[str], str] | None = None) -> str:
+    def caller_message(self, message: str, *, field: str | None = None,
+                       spell: Callable[[str], str] | None = None) -> str:
         """The message with each service name it quotes as the caller's name (``spell`` turns that name into
-        what the caller reads, a form's label). A plain word is a name only as the message's subject, its
-        first word ("text has at most ..."); elsewhere it is prose ("the limit is ...")."""
+        what the caller reads, a form's label). A plain word is a name where it is the message's first word or
+        the error's ``field`` ("text has at most ...", "Each of tags ..."); elsewhere it is prose ("the limit
+        is ...")."""
         if self._quoted is None:
             return message
         spell = spell or (lambda name: name)
 
         def rename(match: re.Match) -> str:
             name = match.group(1)
-            quoted = match.start() == 0 or "_" in name or "." in name
+            quoted = match.start() == 0 or name == field or "_" in name or "." in name
             return spell(self.to_caller[name]) if quoted else name
 
         return self._quoted.sub(rename, message)
@@ -53,7 +55,7 @@ class Aliases:
         field = error.extra.get("field")
         if field is not None:
             error.extra["field"] = self.caller_name(field)
-        error.message = self.caller_message(error.message)
+        error.message = self.caller_message(error.message, field=field)
         error.args = (error.message, *error.args[1:])
 
     @contextmanager

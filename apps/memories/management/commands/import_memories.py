@@ -149,7 +149,7 @@ class Command(BaseCommand):
                 if index is None:
                     raise CommandError(exc.message) from None
                 bad = batch.pop(index)
-                message = LINE_ALIASES.caller_message(exc.message.split(": ", 1)[-1])
+                message = LINE_ALIASES.caller_message(exc.message.split(": ", 1)[-1], field=exc.field)
                 self._bad_line(str(BadLine(bad.number, message, field=LINE_ALIASES.caller_name(exc.field))),
                                skip_invalid)
                 continue
