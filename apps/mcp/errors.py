@@ -7,8 +7,6 @@ it has one); argument validation errors are phrased here, naming the field at fa
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field as dataclass_field
 
 from django.db import OperationalError
@@ -80,16 +78,3 @@ def _field_path(loc: tuple) -> str:
     for part in loc:
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
     return path
-
-
-@contextmanager
-def parameters(**names: str) -> Iterator[None]:
-    """Renames the field of a domain error raised inside, from the service's word (``content``, ``cube``) to the
-    argument the tool's caller sent, so that the error names something the caller can fix."""
-    try:
-        yield
-    except DomainError as exc:
-        field = exc.extra.get("field")
-        if field in names:
-            exc.extra["field"] = names[field]
-        raise

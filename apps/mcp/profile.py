@@ -12,6 +12,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
 
 from apps.accounts.models import User
+from apps.core.aliases import Aliases
 from apps.mcp.envelopes import Envelope
 from apps.mcp.schema import SeedModel
 
@@ -36,6 +37,9 @@ class ToolSpec:
     category: str | None = None
     # The seed's readOnlyHint, destructiveHint and idempotentHint, when it states them.
     annotations: ToolAnnotations | None = None
+    # The profile's names for the arguments of the services the adapter calls, where they differ: a service's
+    # error is reported under the argument the caller sent.
+    aliases: Aliases | None = None
 
     def components_for(self, params: Any) -> tuple[str, ...]:
         return self.components_used(params) if callable(self.components_used) else self.components_used

@@ -80,6 +80,8 @@ async def run_tool(profile: Profile, spec: ToolSpec, arguments: dict[str, Any]) 
     except Exception as exc:
         if not isinstance(exc, (DomainError, ValidationError)):
             logger.exception("MCP tool %s/%s failed", profile.name, spec.name)
+        elif isinstance(exc, DomainError) and spec.aliases is not None:
+            spec.aliases.report(exc)
         return profile.envelope.failure(tool_failure(exc, naming=argument_naming(spec.input_model)))
     elapsed_ms = round((time.perf_counter() - started) * 1000)
     return profile.envelope.success(data, components_used=components, processing_ms=elapsed_ms)

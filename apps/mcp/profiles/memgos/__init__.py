@@ -10,9 +10,9 @@ from apps.mcp.profile import Profile, ToolSpec
 from apps.mcp.profiles.memgos import chat, cubes, system
 from apps.mcp.profiles.memgos.envelope import MemGosEnvelope
 from apps.mcp.profiles.memgos.inputs import (
-    AddMemoryInput, ChatHistoryInput, ChatInput, ContextSearchInput, CubeInfoInput, DeleteMemoryInput, GetMemoryInput,
-    GetUserInfoInput, HealthCheckInput, ListCubesInput, ListToolsInput, RegisterCubeInput, SearchMemoriesInput,
-    SessionInfoInput, UpdateMemoryInput, ValidateAccessInput,
+    ALIASES, AddMemoryInput, ChatHistoryInput, ChatInput, ContextSearchInput, CubeInfoInput, DeleteMemoryInput,
+    GetMemoryInput, GetUserInfoInput, HealthCheckInput, ListCubesInput, ListToolsInput, RegisterCubeInput,
+    SearchMemoriesInput, SessionInfoInput, UpdateMemoryInput, ValidateAccessInput,
 )
 from apps.mcp.schema import SnakeCaseSeedModel
 
@@ -22,7 +22,7 @@ MEMORY, CUBE, CHAT, USER, SYSTEM = "memory", "cube", "chat", "user", "system"
 def _tool(name: str, description: str, category: str, input_model: type[SnakeCaseSeedModel], adapter, scope: str,
           *, acts_for_user: bool = True) -> ToolSpec:
     return ToolSpec(name=name, description=description, input_model=input_model, adapter=adapter, scope=scope,
-                    category=category, acts_for_field="user_id" if acts_for_user else None)
+                    category=category, acts_for_field="user_id" if acts_for_user else None, aliases=ALIASES.get(name))
 
 
 PROFILE = Profile(

@@ -20,7 +20,6 @@ from apps.accounts.models import User
 from apps.chat.selectors import chat_history as chat_history_page
 from apps.chat.services import chat_send
 from apps.core.timestamps import iso_timestamp
-from apps.mcp.errors import parameters
 from apps.mcp.profiles.memgos.inputs import ChatHistoryInput, ChatInput
 from apps.mcp.sampling import SAMPLE_KEY, SamplingRequested, client_model
 from apps.mcp.server import client_key, tool_context
@@ -30,9 +29,8 @@ async def chat(actor: User, params: ChatInput) -> dict[str, Any] | InputRequired
     generate, key = client_model(tool_context()), client_key()
 
     def send():
-        with parameters(cube="cube_ids"):
-            return chat_send(actor=actor, query=params.query, top_k=params.top_k, cube_ids=params.cube_ids,
-                             max_tokens=params.max_tokens, generate=generate, client_key=key)
+        return chat_send(actor=actor, query=params.query, top_k=params.top_k, cube_ids=params.cube_ids,
+                         max_tokens=params.max_tokens, generate=generate, client_key=key)
 
     try:
         reply = await database_sync_to_async(send)()

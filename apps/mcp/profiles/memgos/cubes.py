@@ -2,9 +2,9 @@
 
 Each adapter gets the acting user and the validated input, calls the memory and cube services (and the access
 selector) in one worker thread, and returns the seed's fields. Services name fields in their own words
-(``content``, ``cube``, ``memoryId``); ``apps.mcp.errors.parameters`` renames them to the MemGOS argument the
-caller sent, so an error's ``details.parameter`` always names something the caller can fix. Memory ids are
-Engram's UUIDs.
+(``content``, ``cube``, ``memory_id``); the profile's alias table (``inputs.ALIASES``) renames them to the MemGOS
+argument the caller sent, so an error's ``details.parameter`` always names something the caller can fix.
+Memory ids are Engram's UUIDs.
 """
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from apps.cubes.models import Cube
 from apps.cubes.selectors import access_check, cube_get_readable, cube_list, cube_list_with_stats, cube_statistics
 from apps.cubes.services import cube_register
 from apps.core.timestamps import iso_or_none
-from apps.mcp.errors import parameters
 from apps.mcp.profiles.memgos.inputs import (
     AddMemoryInput, ContextSearchInput, CubeInfoInput, DeleteMemoryInput, GetMemoryInput, ListCubesInput,
     RegisterCubeInput, SearchMemoriesInput, UpdateMemoryInput, ValidateAccessInput,
@@ -31,13 +30,8 @@ from apps.memories.services import memory_delete, memory_get_in_cube, memory_ret
 from apps.memories.services.retrieval import ScoredMemory
 from apps.memories.validation import MemoryFilters
 
-# Retrieval's own field names -> MemGOS's.
-SEARCH_PARAMETERS = {"text": "query", "limit": "top_k"}
-
-
 def _memory_in_cube(*, actor: User, memory_id: str, cube_id: str) -> Memory:
-    with parameters(memoryId="memory_id"):
-        return memory_get_in_cube(actor=actor, memory_id=memory_id, cube_id=cube_id)
+    return memory_get_in_cube(actor=actor, memory_id=memory_id, cube_id=cube_id)
 
 
 def _search_query(query: str) -> str:
@@ -51,12 +45,11 @@ async def _retrieve(actor: User, *, query: str, top_k: float, cube_ids: list[str
     """Retrieval over the readable cubes (or ``cube_ids``, each of which must be readable), and its duration in
     milliseconds as measured around the service call."""
     def retrieve() -> tuple[list[ScoredMemory], int]:
-        with parameters(**SEARCH_PARAMETERS):
-            filters = MemoryFilters.build(cube_ids=cube_ids)
-            started = time.perf_counter()
-            result = memory_retrieve(actor=actor, text=_search_query(query), filters=filters, limit=top_k,
-                                     reinforce=reinforce)
-            return result.items, round((time.perf_counter() - started) * 1000)
+        filters = MemoryFilters.build(cube_ids=cube_ids)
+        started = time.perf_counter()
+        result = memory_retrieve(actor=actor, text=_search_query(query), filters=filters, limit=top_k,
+                                 reinforce=reinforce)
+        return result.items, round((time.perf_counter() - started) * 1000)
 
     return await database_sync_to_async(retrieve)()
 
@@ -95,9 +88,8 @@ async def context_search(actor: User, params: ContextSearchInput) -> dict[str, A
 
 async def add_memory(actor: User, params: AddMemoryInput) -> dict[str, Any]:
     def add() -> Memory:
-        with parameters(content="memory_content", cube="mem_cube_id"):
-            return memory_store(actor=actor, content=params.memory_content, cube_id=params.mem_cube_id,
-                                metadata=params.metadata).memory
+        return memory_store(actor=actor, content=params.memory_content, cube_id=params.mem_cube_id,
+                            metadata=params.metadata).memory
 
     memory = await database_sync_to_async(add)()
     return {"memory_id": str(memory.pk), "cube_id": memory.cube_id, "created_at": iso_or_none(memory.created_at),
@@ -117,9 +109,8 @@ async def update_memory(actor: User, params: UpdateMemoryInput) -> dict[str, Any
     """New content re-embeds the memory; metadata, when given, replaces the memory's metadata."""
     def update() -> Memory:
         memory = _memory_in_cube(actor=actor, memory_id=params.memory_id, cube_id=params.cube_id)
-        with parameters(content="updated_content", memoryId="memory_id", cube="cube_id"):
-            return memory_update(actor=actor, memory_id=memory.pk, content=params.updated_content,
-                                 metadata=params.metadata).memory
+        return memory_update(actor=actor, memory_id=memory.pk, content=params.updated_content,
+                             metadata=params.metadata).memory
 
     memory = await database_sync_to_async(update)()
     return {"memory_id": str(memory.pk), "updated_at": iso_or_none(memory.updated_at),
@@ -130,8 +121,7 @@ async def delete_memory(actor: User, params: DeleteMemoryInput) -> dict[str, Any
     """A soft delete: the memory disappears from every read and can be restored (dashboard, REST, admin)."""
     def delete() -> Memory:
         memory = _memory_in_cube(actor=actor, memory_id=params.memory_id, cube_id=params.cube_id)
-        with parameters(memoryId="memory_id", cube="cube_id"):
-            memory_delete(actor=actor, memory_id=memory.pk, soft=True)
+        memory_delete(actor=actor, memory_id=memory.pk, soft=True)
         return memory_get(actor=actor, memory_id=memory.pk, include_deleted=True)
 
     memory = await database_sync_to_async(delete)()
@@ -141,9 +131,8 @@ async def delete_memory(actor: User, params: DeleteMemoryInput) -> dict[str, Any
 
 async def register_cube(actor: User, params: RegisterCubeInput) -> dict[str, Any]:
     def register() -> Cube:
-        with parameters(path="cube_path", cube="cube_id"):
-            return cube_register(actor=actor, cube_id=params.cube_id, name=params.name,
-                                 description=params.description or "", path=params.cube_path or "")
+        return cube_register(actor=actor, cube_id=params.cube_id, name=params.name,
+                             description=params.description or "", path=params.cube_path or "")
 
     cube = await database_sync_to_async(register)()
     return {"cube_id": cube.pk, "created_at": iso_or_none(cube.created_at),
@@ -171,9 +160,8 @@ async def list_cubes(actor: User, params: ListCubesInput) -> dict[str, Any]:
 
 async def cube_info(actor: User, params: CubeInfoInput) -> dict[str, Any]:
     def info() -> tuple[Cube, dict[str, Any]]:
-        with parameters(cube="cube_id"):
-            return cube_get_readable(actor=actor, cube_id=params.cube_id), \
-                cube_statistics(actor=actor, cube_id=params.cube_id)
+        return cube_get_readable(actor=actor, cube_id=params.cube_id), \
+            cube_statistics(actor=actor, cube_id=params.cube_id)
 
     cube, stats = await database_sync_to_async(info)()
     statistics = {

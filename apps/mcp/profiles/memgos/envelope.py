@@ -43,8 +43,8 @@ class MemGosEnvelope:
         return tool_result({"success": False, "error": error}, is_error=True)
 
     def _parameter(self, failure: ToolFailure) -> str:
-        """The argument at fault as the caller spells it: an unknown one as sent, a shared service's camelCase
-        name (userId, memoryId) as MemGOS's snake_case argument."""
+        """The argument at fault as the caller spells it: an unknown one as sent, the MCP edge's camelCase
+        userId as MemGOS's user_id."""
         if failure.message.startswith(UNKNOWN_PARAMETER):
             return failure.field
         return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda match: "_" + match.group(1).lower(), failure.field)

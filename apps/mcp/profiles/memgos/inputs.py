@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from apps.core.aliases import Aliases
 from apps.core.limits import CHAT_MAX_TOKENS, CHAT_TOP_K, HISTORY_LIMIT, OFFSET
 from apps.cubes.models import CUBE_ID_PATTERN
 from apps.mcp.schema import SnakeCaseSeedModel
@@ -117,3 +118,18 @@ class HealthCheckInput(SnakeCaseSeedModel):
 class ListToolsInput(SnakeCaseSeedModel):
     category: Literal["memory", "cube", "chat", "user", "system"] | None = Field(
         None, description="Filter by tool category (optional)")
+
+
+# Each tool's alias table: the services' argument names -> the tool's, where they differ.
+_SEARCH_ALIASES = Aliases({"text": "query", "limit": "top_k"})
+_CUBE_ALIASES = Aliases({"cube": "cube_id"})
+ALIASES = {
+    "search_memories": _SEARCH_ALIASES,
+    "context_search": _SEARCH_ALIASES,
+    "add_memory": Aliases({"content": "memory_content", "cube": "mem_cube_id"}),
+    "update_memory": Aliases({"content": "updated_content", "cube": "cube_id"}),
+    "delete_memory": _CUBE_ALIASES,
+    "cube_info": _CUBE_ALIASES,
+    "register_cube": Aliases({"path": "cube_path", "cube": "cube_id"}),
+    "chat": Aliases({"cube": "cube_ids"}),
+}

@@ -10,8 +10,8 @@ from channels.db import database_sync_to_async
 from pydantic import create_model
 
 from apps.accounts.models import User
+from apps.core.aliases import Aliases
 from apps.core.timestamps import iso_or_none, iso_timestamp
-from apps.mcp.errors import parameters
 from apps.mcp.profiles.thoughtbox.envelope import ThoughtboxEnvelope, embedded_resource
 from apps.mcp.profiles.thoughtbox.inputs import (
     AddCellArgs, CellArgs, CreateNotebookArgs, ExportNotebookArgs, ExportReasoningChainInput, GetModelArgs,
@@ -35,16 +35,16 @@ def operation_dispatcher(operations: dict[str, tuple[type[SeedModel], OperationA
     whether the argument's model or a service found the fault."""
     calls = {
         name: (create_model(f"{model.__name__}Call", __base__=SeedModel, args=(model, ...)), adapter,
-               {word: f"args.{field.alias}" for field_name, field in model.model_fields.items()
-                for word in (field_name, field.alias)})
+               Aliases({word: f"args.{field.alias}" for field_name, field in model.model_fields.items()
+                        for word in (field_name, field.alias)}))
         for name, (model, adapter) in operations.items()
     }
 
     async def dispatch(actor: User, params: Any) -> dict[str, Any]:
-        call_model, adapter, renamed = calls[params.operation]
+        call_model, adapter, aliases = calls[params.operation]
         args = params.args.model_dump(by_alias=True, exclude_none=True) if isinstance(params.args, SeedModel) \
             else params.args or {}
-        with parameters(**renamed):
+        with aliases.reported():
             return await adapter(actor, call_model.model_validate({"args": args}).args)
 
     return dispatch

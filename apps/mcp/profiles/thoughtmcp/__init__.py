@@ -10,9 +10,9 @@ from apps.mcp.profile import Profile, ToolSpec
 from apps.mcp.profiles.thoughtmcp import memories, reasoning
 from apps.mcp.profiles.thoughtmcp.envelope import ThoughtMcpEnvelope
 from apps.mcp.profiles.thoughtmcp.inputs import (
-    AnalyzeReasoningInput, AnalyzeSystematicallyInput, AssessConfidenceInput, DecomposeProblemInput, DeleteMemoryInput,
-    DetectBiasInput, DetectEmotionInput, RetrieveMemoriesInput, SearchMemoriesInput, StoreMemoryInput, ThinkInput,
-    ThinkParallelInput, UpdateMemoryInput,
+    MEMORY_ALIASES, AnalyzeReasoningInput, AnalyzeSystematicallyInput, AssessConfidenceInput, DecomposeProblemInput,
+    DeleteMemoryInput, DetectBiasInput, DetectEmotionInput, RetrieveMemoriesInput, SearchMemoriesInput,
+    StoreMemoryInput, ThinkInput, ThinkParallelInput, UpdateMemoryInput,
 )
 
 
@@ -45,6 +45,7 @@ PROFILE = Profile(
             scope=WRITE,
             components_used=("memoryRepository", "embeddingEngine", "graphBuilder"),
             acts_for_field="user_id",
+            aliases=MEMORY_ALIASES,
         ),
         ToolSpec(
             name="retrieve_memories",
@@ -56,6 +57,7 @@ PROFILE = Profile(
             scope=READ,
             components_used=("memoryRepository", "embeddingEngine", "compositeScorer"),
             acts_for_field="user_id",
+            aliases=MEMORY_ALIASES,
         ),
         ToolSpec(
             name="update_memory",
@@ -67,6 +69,7 @@ PROFILE = Profile(
             scope=WRITE,
             components_used=("memoryRepository", "embeddingEngine", "graphBuilder"),
             acts_for_field="user_id",
+            aliases=MEMORY_ALIASES,
         ),
         ToolSpec(
             name="delete_memory",
@@ -79,6 +82,7 @@ PROFILE = Profile(
             scope=WRITE,
             components_used=("memoryRepository",),
             acts_for_field="user_id",
+            aliases=MEMORY_ALIASES,
         ),
         ToolSpec(
             name="search_memories",
@@ -90,6 +94,7 @@ PROFILE = Profile(
             scope=READ,
             components_used=("memoryRepository", "searchEngine", "embeddingEngine"),
             acts_for_field="user_id",
+            aliases=MEMORY_ALIASES,
         ),
         ToolSpec(
             name="think",

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, WithJsonSchema
 
+from apps.core.aliases import Aliases
 from apps.core.limits import OFFSET, PAGE_LIMIT
 from apps.mcp.schema import SeedModel
 from apps.memories.models import SECTORS
@@ -27,6 +28,15 @@ SECTORS_TO_SEARCH = "Memory sectors to search (default: all sectors)"
 
 
 UNIT = {"ge": 0, "le": 1}
+
+# The memory services' argument names -> ThoughtMCP's, where they differ: errors name what the caller sent.
+MEMORY_ALIASES = Aliases({
+    "primary_sector": "primarySector", "session_id": "sessionId", "memory_id": "memoryId",
+    "min_strength": "minStrength", "min_salience": "minSalience", "date_start": "dateRange.start",
+    "date_end": "dateRange.end", "date_range": "dateRange", "keywords": "metadata.keywords",
+    "tags": "metadata.tags", "category": "metadata.category", "context": "metadata.context",
+    "importance": "metadata.importance",
+})
 
 
 class StoreMetadata(SeedModel):
