@@ -172,9 +172,9 @@ def test_the_services_refuse_a_self_link_and_an_unknown_type(user, pair):
 
     with pytest.raises(InvalidInput) as self_link:
         memory_link(actor=user, source_id=pair[0].pk, target_id=str(pair[0].pk))
-    assert self_link.value.field == "target"
+    assert self_link.value.field == "target_id"
     with pytest.raises(InvalidInput) as bad_type:
         memory_link(actor=user, source_id=pair[0].pk, target_id=pair[1].pk, link_type="friendly")
-    assert bad_type.value.field == "type"
+    assert bad_type.value.field == "link_type"
     assert memory_link(actor=user, source_id=pair[0].pk, target_id=pair[1].pk).created
     assert memory_unlink(actor=user, source_id=pair[1].pk, target_id=pair[0].pk) == 1

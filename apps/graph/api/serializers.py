@@ -1,6 +1,7 @@
 from rest_framework import serializers
 from rest_framework.settings import ISO_8601
 
+from apps.core.aliases import Aliases
 from apps.core.api.serializers import JSONFloatField, StrictSerializer
 from apps.core.limits import SNAPSHOT_NODES
 from apps.cubes.api.serializers import CubeIdField
@@ -9,6 +10,8 @@ from apps.memories.models import Memory, MemoryLink
 from apps.memories.services.curation import DEFAULT_MANUAL_WEIGHT
 
 DATE_FORMATS = [ISO_8601, "%Y-%m-%d"]
+# The curation services' argument names -> the names of the link requests and paths.
+LINK_ALIASES = Aliases({"source_id": "source", "target_id": "target", "link_type": "type"})
 
 
 class SnapshotQuerySerializer(StrictSerializer):

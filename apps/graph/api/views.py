@@ -6,7 +6,7 @@ from rest_framework.views import APIView
 
 from apps.core.api.serializers import error_responses, validated
 from apps.graph.api.serializers import (
-    BoostSerializer, LinkCreateSerializer, LinkSerializer, SnapshotQuerySerializer, SnapshotSerializer,
+    LINK_ALIASES, BoostSerializer, LinkCreateSerializer, LinkSerializer, SnapshotQuerySerializer, SnapshotSerializer,
     UnlinkResultSerializer,
 )
 from apps.graph.selectors import graph_snapshot
@@ -68,8 +68,8 @@ class LinkCreateView(APIView):
     )
     def post(self, request):
         data = validated(LinkCreateSerializer, request.data)
-        result = memory_link(actor=request.user, source_id=data["source"], target_id=data["target"],
-                             link_type=data["type"], weight=data.get("weight"))
+        with LINK_ALIASES.reported():
+            result = memory_link(actor=request.user, **LINK_ALIASES.arguments(data))
         body = LinkSerializer({"source_id": result.link.source_id, "target_id": result.link.target_id,
                                "link_type": result.link.link_type, "weight": result.link.weight,
                                "created": result.created}).data
@@ -91,5 +91,6 @@ class LinkDeleteView(APIView):
         responses={200: UnlinkResultSerializer, **error_responses(400, 401, 403, 404)},
     )
     def delete(self, request, source: str, target: str):
-        removed = memory_unlink(actor=request.user, source_id=source, target_id=target)
+        with LINK_ALIASES.reported():
+            removed = memory_unlink(actor=request.user, source_id=source, target_id=target)
         return Response(UnlinkResultSerializer({"removed": removed}).data)

@@ -30,12 +30,12 @@ class LinkResult:
 
 def _pair(*, actor: User, source_id, target_id):
     if str(source_id) == str(target_id):
-        raise InvalidInput("A memory cannot be linked to itself: choose two different memories.", field="target")
-    return _writable(actor, source_id, "source"), _writable(actor, target_id, "target")
+        raise InvalidInput("A memory cannot be linked to itself: choose two different memories.", field="target_id")
+    return _writable(actor, source_id, "source_id"), _writable(actor, target_id, "target_id")
 
 
 def _writable(actor: User, memory_id, field: str):
-    """A live memory the actor may change; an error names ``field`` (source or target)."""
+    """A live memory the actor may change; an error names ``field`` (source_id or target_id)."""
     try:
         return _get_writable(actor=actor, memory_id=memory_id, include_deleted=False)
     except DomainError as exc:
@@ -47,7 +47,7 @@ def memory_link(*, actor: User, source_id, target_id, link_type: str = MemoryLin
                 weight: float | None = None) -> LinkResult:
     """Link ``source`` to ``target`` (directed). An existing link between them takes the new type and weight."""
     if link_type not in MemoryLink.LinkType.values:
-        raise InvalidInput(f"type must be one of {', '.join(MemoryLink.LinkType.values)}.", field="type")
+        raise InvalidInput(f"link_type must be one of {', '.join(MemoryLink.LinkType.values)}.", field="link_type")
     weight = DEFAULT_MANUAL_WEIGHT if weight is None else clean_unit(weight, field_name="weight")
     source, target = _pair(actor=actor, source_id=source_id, target_id=target_id)
     with transaction.atomic():
@@ -65,7 +65,7 @@ def memory_unlink(*, actor: User, source_id, target_id) -> int:
         links = MemoryLink.objects.filter(Q(source=source, target=target) | Q(source=target, target=source))
         sources = set(links.values_list("source_id", flat=True))
         if not sources:
-            raise NotFound("These two memories are not linked.", extra={"field": "target"})
+            raise NotFound("These two memories are not linked.", extra={"field": "target_id"})
         removed, _ = links.delete()
         for memory in (source, target):
             if memory.pk in sources:
