@@ -2,21 +2,18 @@
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractUser
 from django.db import transaction
 
 from apps.core.exceptions import Conflict
-
-if TYPE_CHECKING:
-    from apps.accounts.models import User
 
 ADMIN_USERNAME = "admin"
 
 
 @transaction.atomic
-def admin_ensure() -> tuple[User, str | None]:
+def admin_ensure() -> tuple[AbstractUser, str | None]:
     """Make sure the installation has a superuser, so that a fresh `make run` can be logged into.
 
     Returns ``(user, password)``: a new ``admin`` with a random password, shown to nobody but the
