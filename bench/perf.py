@@ -120,6 +120,21 @@ def rest_call(client, path: str):
     return call
 
 
+def mcp_call(client, tool: str, user_id: str):
+    """A function that calls ThoughtMCP's `tool` with one query text (limit 10) over streamable HTTP, one
+    stateless JSON-RPC POST as an MCP client sends it, and fails on an error answer."""
+    def call(text: str):
+        answer = client.post("/mcp/thoughtmcp/", headers={"Accept": "application/json, text/event-stream"}, json={
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": tool, "arguments": {"userId": user_id, "text": text, "limit": 10}},
+        })
+        answer.raise_for_status()
+        result = answer.json().get("result") or {}
+        if result.get("isError") or not json.loads(result["content"][0]["text"]).get("success"):
+            raise SystemExit(f"{tool} failed: {answer.text[:300]}")
+    return call
+
+
 def rest_latency(database: str, user, texts: list[str], boolean: list[str]) -> dict:
     from apps.accounts.services import token_create
 
