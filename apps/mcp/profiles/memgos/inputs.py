@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from apps.core.aliases import Aliases
-from apps.core.limits import CHAT_MAX_TOKENS, CHAT_TOP_K, HISTORY_LIMIT, OFFSET
+from apps.core.limits import CHAT_MAX_TOKENS, CHAT_TOP_K, HISTORY_LIMIT, OFFSET, PAGE_LIMIT
 from apps.cubes.models import CUBE_ID_PATTERN
 from apps.mcp.schema import SnakeCaseSeedModel
 
@@ -22,7 +22,7 @@ Metadata = dict[str, Any]
 
 class SearchMemoriesInput(SnakeCaseSeedModel):
     query: str = Field(description="Search query text for semantic matching")
-    top_k: float = Field(5, ge=1, le=100, description="Maximum number of results to return")
+    top_k: float = Field(5, **PAGE_LIMIT.schema(), description="Maximum number of results to return")
     cube_ids: list[str] | None = Field(None, description="Specific cube IDs to search within (optional)")
     user_id: str | None = Field(None, description="User context for access control (optional)")
 

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from apps.core.limits import UNIT
 from apps.mcp.schema import SnakeCaseSeedModel
 
 
@@ -56,7 +57,7 @@ class AddDecisionInput(SnakeCaseSeedModel):
     context: str = Field(description="What situation led to this")
     reasoning: str = Field(description="Why this choice")
     alternatives: list[Alternative] | None = None
-    confidence: float | None = Field(0.7, ge=0, le=1, description="0.0 to 1.0 (default: 0.7)")
+    confidence: float | None = Field(0.7, **UNIT.schema(), description="0.0 to 1.0 (default: 0.7)")
     revisit_if: str | None = Field(None, description="Condition to reconsider")
     trigger_phrases: list[str] | None = Field(None, description="For retrieval")
     project_id: str | None = Field(None, description="Default: current session's project")

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, WithJsonSchema
 
 from apps.core.aliases import Aliases
-from apps.core.limits import OFFSET, PAGE_LIMIT
+from apps.core.limits import DECOMPOSE_DEPTH, OFFSET, PAGE_LIMIT, PARALLEL_TIMEOUT_MS, UNIT
 from apps.mcp.schema import SeedModel
 from apps.memories.models import SECTORS
 
@@ -27,8 +27,6 @@ OWNER_ID = "User ID for ownership verification (required)"
 SECTORS_TO_SEARCH = "Memory sectors to search (default: all sectors)"
 
 
-UNIT = {"ge": 0, "le": 1}
-
 # The memory services' argument names -> ThoughtMCP's, where they differ: errors name what the caller sent.
 MEMORY_ALIASES = Aliases({
     "primary_sector": "primarySector", "session_id": "sessionId", "memory_id": "memoryId",
@@ -44,7 +42,7 @@ class StoreMetadata(SeedModel):
     tags: list[str] | None = Field(None, description="Tags for categorization")
     category: str | None = Field(None, description="Category for grouping")
     context: str | None = Field(None, description="Additional context information")
-    importance: float | None = Field(None, **UNIT, description="Importance score (0-1, default 0.5)")
+    importance: float | None = Field(None, **UNIT.schema(), description="Importance score (0-1, default 0.5)")
 
 
 class StoreMemoryInput(SeedModel):
@@ -71,8 +69,8 @@ class RetrieveMemoriesInput(SeedModel):
     text: str | None = Field(None, description="Search query text for vector similarity (optional)")
     sectors: list[Sector] | None = Field(None, description=SECTORS_TO_SEARCH)
     primary_sector: Sector | None = Field(None, description="Filter by primary sector")
-    min_strength: float | None = Field(None, **UNIT, description="Minimum memory strength (0-1)")
-    min_salience: float | None = Field(None, **UNIT, description="Minimum salience score (0-1)")
+    min_strength: float | None = Field(None, **UNIT.schema(), description="Minimum memory strength (0-1)")
+    min_salience: float | None = Field(None, **UNIT.schema(), description="Minimum salience score (0-1)")
     date_range: DateRange | None = Field(None, description="Filter by creation date range (ISO 8601)")
     metadata: MetadataFilter | None = Field(None, description="Metadata filters")
     limit: float | None = Field(None, **PAGE_LIMIT.schema(), description="Maximum results to return (default 10, max 100)")
@@ -92,15 +90,15 @@ class MetadataUpdate(SeedModel):
     tags: list[str] | None = None
     category: str | None = None
     context: str | None = None
-    importance: float | None = Field(None, **UNIT)
+    importance: float | None = Field(None, **UNIT.schema())
 
 
 class UpdateMemoryInput(SeedModel):
     memory_id: str = Field(description="Memory ID to update (required)")
     user_id: str = Field(description=OWNER_ID)
     content: str | None = Field(None, description="New content (triggers embedding regeneration)")
-    strength: float | None = Field(None, **UNIT, description="New strength value (0-1)")
-    salience: float | None = Field(None, **UNIT, description="New salience value (0-1)")
+    strength: float | None = Field(None, **UNIT.schema(), description="New strength value (0-1)")
+    salience: float | None = Field(None, **UNIT.schema(), description="New salience value (0-1)")
     metadata: MetadataUpdate | None = Field(None, description="Metadata updates")
 
 
@@ -149,14 +147,14 @@ class AnalyzeSystematicallyInput(SeedModel):
 
 class ThinkParallelInput(SeedModel):
     problem: str = Field(description="Problem to analyze with parallel reasoning (required)")
-    timeout: float | None = Field(None, ge=1000, le=60000,
+    timeout: float | None = Field(None, **PARALLEL_TIMEOUT_MS.schema(),
                                   description="Total timeout in milliseconds (default: 30000ms, max: 60000ms)")
     context: ContextInput | None = None
 
 
 class DecomposeProblemInput(SeedModel):
     problem: str = Field(description="Problem to decompose (required)")
-    max_depth: float | None = Field(None, ge=1, le=5, description="Maximum decomposition depth (default: 3, max: 5)")
+    max_depth: float | None = Field(None, **DECOMPOSE_DEPTH.schema(), description="Maximum decomposition depth (default: 3, max: 5)")
     context: DecompositionContextInput | None = None
 
 
