@@ -15,7 +15,6 @@ from apps.core.exceptions import InvalidInput
 from apps.cubes.access import (
     AccessDecision, cube_access, cube_get_from, cube_get_readable, cubes_readable, cubes_with_role,
 )
-from apps.cubes.access import cube_ids_readable  # noqa: F401  apps/mcp/system_tools.py imports it from here
 from apps.cubes.models import Cube, CubeMembership
 from apps.memories.models import CubeLexeme
 from apps.memories.selectors import memory_access

@@ -16,8 +16,9 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput
+from apps.cubes.access import cube_get_readable
 from apps.cubes.models import Cube
-from apps.cubes.selectors import access_check, cube_get_readable, cube_list, cube_list_with_stats, cube_statistics
+from apps.cubes.selectors import access_check, cube_list, cube_list_with_stats, cube_statistics
 from apps.cubes.services import cube_register
 from apps.core.timestamps import iso_or_none
 from apps.mcp.profiles.memgos.inputs import (

@@ -19,7 +19,7 @@ from apps.accounts.models import User, scopes_allow
 from apps.chat import llm
 from apps.core import health
 from apps.core.exceptions import NotFound
-from apps.cubes.selectors import cube_ids_readable
+from apps.cubes.access import cube_ids_readable
 from apps.mcp.auth import READ, WRITE, current_caller
 from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.models import McpClientSession
