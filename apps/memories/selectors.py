@@ -84,6 +84,16 @@ def memory_get(*, actor: User, memory_id, include_deleted: bool = True) -> Memor
     return memory
 
 
+def memory_get_in_cube(*, actor: User, memory_id, cube_id: str) -> Memory:
+    """A live memory the actor may read, in the cube the caller names: one in another cube is not found there."""
+    memory = memory_get(actor=actor, memory_id=memory_id, include_deleted=False)
+    if memory.cube_id != cube_id:
+        raise NotFound(f"Memory '{memory_id}' not found in cube '{cube_id}'.", extra={
+            "field": "memory_id", "suggestion": "Check memory_id and cube_id: the memory must be in that cube "
+                                                "(search_memories gives each memory with its cube_id)."})
+    return memory
+
+
 def memory_access(*, actor: User, memory_id, action: str) -> AccessDecision:
     """A memory's access is its cube's; a memory the actor cannot read is "memory not found" (no leak)."""
     try:

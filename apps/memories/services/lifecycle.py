@@ -48,16 +48,6 @@ def _get_writable(*, actor: User, memory_id, include_deleted: bool = True, curat
     return memory
 
 
-def memory_get_in_cube(*, actor: User, memory_id, cube_id: str) -> Memory:
-    """A live memory the actor may read, in the cube the caller names: one in another cube is not found there."""
-    memory = memory_get(actor=actor, memory_id=memory_id, include_deleted=False)
-    if memory.cube_id != cube_id:
-        raise NotFound(f"Memory '{memory_id}' not found in cube '{cube_id}'.", extra={
-            "field": "memory_id", "suggestion": "Check memory_id and cube_id: the memory must be in that cube "
-                                                "(search_memories gives each memory with its cube_id)."})
-    return memory
-
-
 @dataclass(frozen=True)
 class UpdateResult:
     memory: Memory

@@ -3,7 +3,7 @@
 Which model answers (``resolve_backend``) follows chat (apps/chat/llm.py): a configured OpenAI-compatible endpoint
 (ENGRAM_LLM_BASE_URL) first, because an operator who configured one expects it to answer, and a failing one is a
 clear "llm_unavailable" error rather than a silent switch; else the MCP client's own model through sampling
-(apps/reasoning/sampling.py); else none, and the analyses run deterministically.
+(apps/mcp/sampling.py); else none, and the analyses run deterministically.
 
 Every analysis asks for JSON. Models wrap it in prose or ``` fences, so ``ask_json`` takes the first JSON object
 in the answer; an answer without one is ``ModelAnswerInvalid``, which the analyses turn into a deterministic

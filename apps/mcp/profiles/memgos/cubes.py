@@ -26,8 +26,8 @@ from apps.mcp.profiles.memgos.inputs import (
     RegisterCubeInput, SearchMemoriesInput, UpdateMemoryInput, ValidateAccessInput,
 )
 from apps.memories.models import Memory
-from apps.memories.selectors import memory_get
-from apps.memories.services import memory_delete, memory_get_in_cube, memory_retrieve, memory_store, memory_update
+from apps.memories.selectors import memory_get, memory_get_in_cube
+from apps.memories.services import memory_delete, memory_retrieve, memory_store, memory_update
 from apps.memories.services.retrieval import ScoredMemory
 from apps.memories.validation import MemoryFilters
 
