@@ -3,7 +3,7 @@ from rest_framework.settings import ISO_8601
 
 from apps.core.aliases import Aliases
 from apps.core.api.serializers import JSONFloatField, StrictSerializer
-from apps.core.limits import SNAPSHOT_NODES
+from apps.core.limits import SNAPSHOT_NODES, UNIT
 from apps.cubes.api.serializers import CubeIdField
 from apps.memories.api.serializers import SectorField
 from apps.memories.models import Memory, MemoryLink
@@ -18,7 +18,7 @@ class SnapshotQuerySerializer(StrictSerializer):
     cube = CubeIdField(required=False, help_text="Only this cube; by default every cube you can read.")
     kind = serializers.ChoiceField(choices=Memory.Kind.choices, required=False, help_text="Only nodes of this kind.")
     sector = SectorField(required=False)
-    min_strength = serializers.FloatField(required=False, min_value=0.0, max_value=1.0,
+    min_strength = serializers.FloatField(required=False, **UNIT.drf(),
                                           help_text="Only nodes at least this strong, 0 to 1.")
     date_from = serializers.DateTimeField(required=False, input_formats=DATE_FORMATS,
                                           help_text="Only nodes created at or after this (ISO 8601 date or date-time).")
@@ -63,7 +63,7 @@ class SnapshotSerializer(serializers.Serializer):
 
 
 class BoostSerializer(StrictSerializer):
-    amount = JSONFloatField(required=False, default=0.1, min_value=0.0, max_value=1.0,
+    amount = JSONFloatField(required=False, default=0.1, **UNIT.drf(),
                             help_text="How much importance to add, 0 to 1 (default 0.1); salience rises by half.")
 
 
@@ -72,7 +72,7 @@ class LinkCreateSerializer(StrictSerializer):
     target = serializers.UUIDField(help_text="The memory the link points to.")
     type = serializers.ChoiceField(choices=MemoryLink.LinkType.choices, required=False,
                                    default=MemoryLink.LinkType.SEMANTIC, help_text="The kind of link.")
-    weight = JSONFloatField(required=False, min_value=0.0, max_value=1.0,
+    weight = JSONFloatField(required=False, **UNIT.drf(),
                             help_text=f"0 to 1 (default {DEFAULT_MANUAL_WEIGHT}).")
 
 

@@ -12,7 +12,7 @@ from apps.core.api.serializers import (
     AtLeastOneFieldMixin, JSONBooleanField, JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer,
     StrictSerializer,
 )
-from apps.core.limits import CONTEXT_LIMIT
+from apps.core.limits import CONTEXT_LIMIT, UNIT
 from apps.cubes.api.serializers import CubeIdField
 from apps.memories.validation import MAX_QUERY_CHARS
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
@@ -262,7 +262,7 @@ class DecisionFieldsSerializer(StrictSerializer):
     reasoning = text_field(MAX_TEXT_CHARS, "Why this choice.")
     alternatives = serializers.ListField(child=AlternativeSerializer(), max_length=MAX_ITEMS, required=False,
                                          help_text="Options considered and why each was rejected.")
-    confidence = JSONFloatField(min_value=0.0, max_value=1.0, required=False, help_text="0 to 1 (default 0.7).")
+    confidence = JSONFloatField(**UNIT.drf(), required=False, help_text="0 to 1 (default 0.7).")
     revisit_if = text_field(MAX_TEXT_CHARS, "The condition under which to reconsider.")
     trigger_phrases = trigger_phrases_field()
 
