@@ -45,8 +45,8 @@ def interleaved_thinking_prompt(task: str, thoughts_limit: int = 100, clear_fold
     # bool is an int subclass; True would silently mean a limit of one thought.
     whole = isinstance(thoughts_limit, int) and not isinstance(thoughts_limit, bool)
     if not (whole and 1 <= thoughts_limit <= MAX_THOUGHTS_LIMIT):
-        raise InvalidInput(f"thoughtsLimit must be a whole number from 1 to {MAX_THOUGHTS_LIMIT} (default 100).",
-                           field="thoughtsLimit")
+        raise InvalidInput(f"thoughts_limit must be a whole number from 1 to {MAX_THOUGHTS_LIMIT} (default 100).",
+                           field="thoughts_limit")
     return _INTERLEAVED_THINKING.substitute(
         task=task.strip(), thoughts_limit=thoughts_limit,
         cleanup=CLEAN_UP_ARTEFACTS if clear_folder else KEEP_ARTEFACTS,

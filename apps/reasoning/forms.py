@@ -1,7 +1,7 @@
 """Forms of the reasoning pages (templates/reasoning/). As on the rest of the dashboard they only parse what
 people type into the shapes the services take (numbers, lists, the seeds' context object); the rules
 (ranges, lengths, which thought exists) belong to the services, whose errors `add_service_error` puts
-next to the input they are about (``service_fields`` maps the services' camelCase names to the inputs)."""
+next to the input they are about (``service_fields`` maps the services' argument names to the inputs, where they differ)."""
 from __future__ import annotations
 
 from django import forms
@@ -176,7 +176,6 @@ class AnalyzeSystematicallyForm(ContextFields):
     problem = service_text_area(3)
     preferred_framework = forms.ChoiceField(label="Framework", choices=FRAMEWORK_CHOICES, required=False)
     field_order = ["problem", "preferred_framework"]
-    service_fields = {**ContextFields.service_fields, "preferredFramework": "preferred_framework"}
 
     def service_arguments(self) -> dict:
         return {"problem": self.cleaned_data["problem"], "context": self.context(),
@@ -187,7 +186,6 @@ class ThinkParallelForm(ContextFields):
     problem = service_text_area(3)
     timeout_ms = _number("Timeout (ms)", initial=30000, help_text="From 1000 to 60000.")
     field_order = ["problem", "timeout_ms"]
-    service_fields = {**ContextFields.service_fields, "timeout": "timeout_ms"}
 
     def service_arguments(self) -> dict:
         data = self.cleaned_data
@@ -200,7 +198,6 @@ class DecomposeForm(ContextFields):
     max_depth = _number("Maximum depth", initial=3, help_text="From 1 to 5.")
     goals = None
     field_order = ["problem", "max_depth"]
-    service_fields = {**ContextFields.service_fields, "maxDepth": "max_depth"}
 
     def service_arguments(self) -> dict:
         data = self.cleaned_data
@@ -222,7 +219,6 @@ class DetectBiasForm(forms.Form):
     reasoning = service_text_area(4)
     context = ServiceCheckedTextField()
     monitor_continuously = forms.BooleanField(required=False, label="Monitor continuously")
-    service_fields = {"monitorContinuously": "monitor_continuously"}
 
     def service_arguments(self) -> dict:
         data = self.cleaned_data
@@ -234,7 +230,6 @@ class DetectEmotionForm(forms.Form):
     text = service_text_area(4)
     include_discrete = forms.BooleanField(required=False, initial=True, label="Include the discrete emotions")
     context = ServiceCheckedTextField()
-    service_fields = {"includeDiscrete": "include_discrete"}
 
     def service_arguments(self) -> dict:
         data = self.cleaned_data
@@ -247,8 +242,6 @@ class AnalyzeReasoningForm(forms.Form):
     include_confidence = forms.BooleanField(required=False, initial=True, label="Include confidence")
     include_bias = forms.BooleanField(required=False, initial=True, label="Include biases")
     include_emotion = forms.BooleanField(required=False, initial=False, label="Include emotion")
-    service_fields = {"includeConfidence": "include_confidence", "includeBias": "include_bias",
-                      "includeEmotion": "include_emotion"}
 
     def service_arguments(self) -> dict:
         data = self.cleaned_data

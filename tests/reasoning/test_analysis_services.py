@@ -1,6 +1,6 @@
 """The eight reasoning services end to end on the real database, without a model: the seed's data shapes, the
 caller's memories (plain, thoughts, Mind decisions and sharp edges) as evidence and in the analysis, bad input for
-each tool naming the seed's field, and isolation: bob's memories never reach alice's analyses."""
+each tool naming the service's argument, and isolation: bob's memories never reach alice's analyses."""
 import json
 
 import pytest
@@ -106,21 +106,21 @@ BAD_INPUT = [
     (reasoning_think, {"problem": PROBLEM, "mode": "analytical", "context": "Checkout traffic doubled"}, None),
     (reasoning_think, {"problem": PROBLEM, "mode": "analytical", "context": {"goals": "fast"}}, "context.goals"),
     (reasoning_analyze_systematically, {"problem": PROBLEM, "preferred_framework": "astrology"},
-     "preferredFramework"),
+     "preferred_framework"),
     (reasoning_analyze_systematically, {"problem": 42}, "problem"),
-    (reasoning_think_parallel, {"problem": PROBLEM, "timeout_ms": 10}, "timeout"),
-    (reasoning_think_parallel, {"problem": PROBLEM, "timeout_ms": "fast"}, "timeout"),
-    (reasoning_decompose, {"problem": PROBLEM, "max_depth": 9}, "maxDepth"),
+    (reasoning_think_parallel, {"problem": PROBLEM, "timeout_ms": 10}, "timeout_ms"),
+    (reasoning_think_parallel, {"problem": PROBLEM, "timeout_ms": "fast"}, "timeout_ms"),
+    (reasoning_decompose, {"problem": PROBLEM, "max_depth": 9}, "max_depth"),
     (reasoning_decompose, {"problem": "", "max_depth": 2}, "problem"),
     (reasoning_assess_confidence, {"reasoning": ""}, "reasoning"),
     (reasoning_assess_confidence, {"reasoning": REASONING, "evidence": "metrics"}, "evidence"),
     (reasoning_assess_confidence, {"reasoning": REASONING, "evidence": ["metrics", 3]}, "evidence"),
     (reasoning_assess_confidence, {"reasoning": REASONING, "context": {"background": "x"}}, "context"),
     (reasoning_detect_bias, {"reasoning": None}, "reasoning"),
-    (reasoning_detect_bias, {"reasoning": REASONING, "monitor_continuously": "yes"}, "monitorContinuously"),
+    (reasoning_detect_bias, {"reasoning": REASONING, "monitor_continuously": "yes"}, "monitor_continuously"),
     (reasoning_detect_emotion, {"text": " "}, "text"),
-    (reasoning_detect_emotion, {"text": "Great!", "include_discrete": 1}, "includeDiscrete"),
-    (reasoning_analyze, {"reasoning": REASONING, "include_emotion": "no"}, "includeEmotion"),
+    (reasoning_detect_emotion, {"text": "Great!", "include_discrete": 1}, "include_discrete"),
+    (reasoning_analyze, {"reasoning": REASONING, "include_emotion": "no"}, "include_emotion"),
     (reasoning_analyze, {"reasoning": "x" * 200_000}, "reasoning"),
 ]
 

@@ -133,7 +133,7 @@ def test_the_prompt_needs_a_task(task):
 def test_the_thoughts_limit_is_a_whole_number_from_1_to_1000(limit):
     with pytest.raises(InvalidInput) as raised:
         interleaved_thinking_prompt("Sum the invoices", thoughts_limit=limit)
-    assert raised.value.field == "thoughtsLimit"
+    assert raised.value.field == "thoughts_limit"
     assert "1 to 1000" in raised.value.message
 
 

@@ -139,7 +139,7 @@ def test_execution_order_is_kahns_algorithm_stable_and_refuses_cycles():
 def test_max_depth_outside_one_to_five_names_the_field(max_depth):
     with pytest.raises(InvalidInput) as caught:
         run(max_depth=max_depth)
-    assert caught.value.field == "maxDepth"
+    assert caught.value.field == "max_depth"
     assert "1 to 5" in caught.value.message
 
 

@@ -104,7 +104,7 @@ def test_the_preferred_framework_overrides_selection():
 def test_an_unknown_preferred_framework_names_the_field_and_the_choices(preferred):
     with pytest.raises(InvalidInput) as caught:
         analyze(preferred=preferred)
-    assert caught.value.field == "preferredFramework"
+    assert caught.value.field == "preferred_framework"
     assert all(framework_id in caught.value.message for framework_id in SEED_IDS)
 
 

@@ -224,7 +224,7 @@ def test_a_failing_model_fails_its_stream_and_a_model_failing_everywhere_is_an_e
 def test_a_timeout_outside_the_seed_range_names_the_field(timeout_ms):
     with pytest.raises(InvalidInput) as caught:
         parallel(timeout_ms=timeout_ms)
-    assert caught.value.field == "timeout"
+    assert caught.value.field == "timeout_ms"
     assert "1000" in caught.value.message and "60000" in caught.value.message
 
 

@@ -5,7 +5,7 @@ Without a model the tree comes from the problem itself: a compound problem ("bui
 into its own clauses; a single task gets the phases of its kind (build: design, implement, test, deploy; fix:
 reproduce, isolate, fix, verify; decide: options, criteria, evaluate, choose...) applied to the object it names,
 and the phases get the problem's parts (the components to implement), its constraints, its goals and the caller's
-relevant sharp edges, issues and decisions as children, as deep as ``maxDepth`` allows. Phases depend on each
+relevant sharp edges, issues and decisions as children, as deep as ``max_depth`` allows. Phases depend on each
 other in sequence. With a model, the model's tree is checked and repaired (ids, parents, depth, dependencies)
 before the execution order is computed here, never taken from the model.
 """
@@ -121,8 +121,8 @@ def decompose(*, problem: str, max_depth: int, context: ProblemContext, evidence
 def require_max_depth(max_depth: Any) -> int:
     if isinstance(max_depth, bool) or not isinstance(max_depth, (int, float)) or max_depth != int(max_depth) \
             or not MIN_DEPTH <= max_depth <= MAX_DEPTH:
-        raise InvalidInput(f"maxDepth must be a whole number from {MIN_DEPTH} to {MAX_DEPTH} (default "
-                           f"{DEFAULT_DEPTH}); got {max_depth!r}.", field="maxDepth")
+        raise InvalidInput(f"max_depth must be a whole number from {MIN_DEPTH} to {MAX_DEPTH} (default "
+                           f"{DEFAULT_DEPTH}); got {max_depth!r}.", field="max_depth")
     return int(max_depth)
 
 

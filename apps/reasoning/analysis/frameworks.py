@@ -173,8 +173,8 @@ def _alternatives(framework_ids: list[str], hits: dict[str, list[str]]) -> tuple
 
 def require_framework(framework_id: Any) -> Framework:
     if not isinstance(framework_id, str) or framework_id not in FRAMEWORKS:
-        raise InvalidInput(f"preferredFramework must be one of {', '.join(FRAMEWORKS)}; got {framework_id!r}.",
-                           field="preferredFramework", extra={"allowed": list(FRAMEWORKS)})
+        raise InvalidInput(f"preferred_framework must be one of {', '.join(FRAMEWORKS)}; got {framework_id!r}.",
+                           field="preferred_framework", extra={"allowed": list(FRAMEWORKS)})
     return FRAMEWORKS[framework_id]
 
 

@@ -134,8 +134,8 @@ def think_parallel(*, problem: str, timeout_ms: int, context: ProblemContext, ev
 def require_timeout(timeout_ms: Any) -> int:
     if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float)) \
             or not MIN_TIMEOUT_MS <= timeout_ms <= MAX_TIMEOUT_MS:
-        raise InvalidInput(f"timeout must be a number of milliseconds from {MIN_TIMEOUT_MS} to {MAX_TIMEOUT_MS} "
-                           f"(default {DEFAULT_TIMEOUT_MS}); got {timeout_ms!r}.", field="timeout")
+        raise InvalidInput(f"timeout_ms must be a number of milliseconds from {MIN_TIMEOUT_MS} to {MAX_TIMEOUT_MS} "
+                           f"(default {DEFAULT_TIMEOUT_MS}); got {timeout_ms!r}.", field="timeout_ms")
     return int(timeout_ms)
 
 

@@ -8,6 +8,7 @@ return, so that a client can move between the two edges without translating.
 """
 from rest_framework import serializers
 
+from apps.core.aliases import Aliases
 from apps.core.api.serializers import (
     JSONBooleanField, JSONCharField, JSONIntegerField, PageQuerySerializer, StrictSerializer,
 )
@@ -174,6 +175,10 @@ class ModelListQuerySerializer(StrictSerializer):
 
 
 # --- Analyses ------------------------------------------------------------------------------------
+
+# The reasoning services' argument names -> the names of these requests; the rest are the same.
+REASONING_ALIASES = Aliases({"timeout_ms": "timeout"})
+
 
 class ProblemContextSerializer(StrictSerializer):
     background = JSONCharField(required=False, max_length=MAX_TEXT_CHARS, allow_blank=True)

@@ -2,11 +2,11 @@
 the answer; errors reach the client in the API's one envelope (apps/core/api/errors.py): an unreachable
 language model, or a server that cannot run notebook cells, is a 503.
 
-The eight analyses share one view class, configured per tool by an ``Analysis`` row: its request serializer,
-its service, and how the REST names map onto the service's arguments.
+The eight analyses share one view class, configured per tool by an ``Analysis`` row: its request serializer
+and its service; REASONING_ALIASES (serializers.py) maps the REST names onto the service's arguments.
 """
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework import generics, status
@@ -384,15 +384,13 @@ class MentalModelDetailView(generics.GenericAPIView):
 
 @dataclass(frozen=True)
 class Analysis:
-    """One analysis endpoint: its path, request, service, and the service arguments whose name differs from
-    the REST field's."""
+    """One analysis endpoint: its path, request and service."""
 
     path: str
     summary: str
     description: str
     request: type
     service: Callable[..., dict]
-    renamed: dict[str, str] = field(default_factory=dict)
 
 
 ANALYSES = (
@@ -406,7 +404,7 @@ ANALYSES = (
     Analysis("think-parallel", "Reason in four parallel streams",
              "ThoughtMCP's think_parallel: analytical, creative, critical and synthetic streams under one timeout "
              "(milliseconds), synthesised with their sources and conflicts kept.",
-             s.ThinkParallelSerializer, analysis.reasoning_think_parallel, {"timeout": "timeout_ms"}),
+             s.ThinkParallelSerializer, analysis.reasoning_think_parallel),
     Analysis("decompose", "Decompose a problem",
              "ThoughtMCP's decompose_problem: sub-problems to `max_depth`, their dependencies, and an execution "
              "order that respects them.",
@@ -439,8 +437,8 @@ def analysis_view(spec: Analysis) -> type[generics.GenericAPIView]:
                        responses={200: OBJECT, **error_responses(400, 401, 403, 503)})
         def post(self, request):
             data = validated(spec.request, request.data)
-            arguments = {spec.renamed.get(name, name): value for name, value in data.items()}
-            return Response(spec.service(actor=request.user, **arguments))
+            with s.REASONING_ALIASES.reported():
+                return Response(spec.service(actor=request.user, **s.REASONING_ALIASES.arguments(data)))
 
     AnalysisView.__name__ = AnalysisView.__qualname__ = f"{spec.path.title().replace('-', '')}View"
     return AnalysisView

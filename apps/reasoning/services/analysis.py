@@ -1,8 +1,8 @@
 """ThoughtMCP's reasoning and metacognitive tools as services: think, analyze_systematically, think_parallel,
 decompose, assess_confidence, detect_bias, detect_emotion, analyze_reasoning.
 
-Each one validates its input first (InvalidInput naming the seed's camelCase field; the analyses' own checks
-for mode, preferredFramework, timeout and maxDepth), gathers the caller's relevant
+Each one validates its input first (InvalidInput naming its own argument; the analyses' own checks
+for mode, preferred_framework, timeout_ms and max_depth), gathers the caller's relevant
 memories once (apps/reasoning/analysis/evidence.py: memories, Mind decisions, issues, sharp edges, episodes,
 thoughts the caller may read), resolves the model (the configured endpoint, else the MCP client's model passed as
 ``model``, else none: apps/reasoning/analysis/llm.py), runs the analysis, and returns the seed's ``data`` object
@@ -86,7 +86,7 @@ def reasoning_assess_confidence(*, actor: User, reasoning, evidence=None, contex
 def reasoning_detect_bias(*, actor: User, reasoning, context=None, monitor_continuously=False,
                           model: ModelBackend | None = None) -> dict:
     reasoning, context = _text(reasoning, field="reasoning"), _optional_text(context, field="context")
-    monitor = clean_bool(monitor_continuously, field="monitorContinuously")
+    monitor = clean_bool(monitor_continuously, field="monitor_continuously")
     data, memories = _detection(read_biases, actor=actor, text=reasoning, context=context, model=model)
     data["monitoringActive"] = False
     if monitor:
@@ -97,7 +97,7 @@ def reasoning_detect_bias(*, actor: User, reasoning, context=None, monitor_conti
 def reasoning_detect_emotion(*, actor: User, text, include_discrete=True, context=None,
                              model: ModelBackend | None = None) -> dict:
     text, context = _text(text, field="text"), _optional_text(context, field="context")
-    include_discrete = clean_bool(include_discrete, field="includeDiscrete")
+    include_discrete = clean_bool(include_discrete, field="include_discrete")
     data, memories = _detection(read_emotion, actor=actor, text=text, context=context, model=model,
                                 include_discrete=include_discrete)
     return _with_memories(data, memories)
@@ -106,11 +106,12 @@ def reasoning_detect_emotion(*, actor: User, text, include_discrete=True, contex
 def reasoning_analyze(*, actor: User, reasoning, context=None, include_confidence=True, include_bias=True,
                       include_emotion=False, model: ModelBackend | None = None) -> dict:
     reasoning, context = _text(reasoning, field="reasoning"), _optional_text(context, field="context")
-    flags = {name: clean_bool(value, field=name) for name, value in (
-        ("includeConfidence", include_confidence), ("includeBias", include_bias), ("includeEmotion", include_emotion))}
+    include_confidence = clean_bool(include_confidence, field="include_confidence")
+    include_bias = clean_bool(include_bias, field="include_bias")
+    include_emotion = clean_bool(include_emotion, field="include_emotion")
     memories = _evidence(actor, reasoning, context)
-    data = analyze_reasoning(reasoning=reasoning, context=context, include_confidence=flags["includeConfidence"],
-                             include_bias=flags["includeBias"], include_emotion=flags["includeEmotion"],
+    data = analyze_reasoning(reasoning=reasoning, context=context, include_confidence=include_confidence,
+                             include_bias=include_bias, include_emotion=include_emotion,
                              memories=memories, backend=resolve_backend(model))
     return _with_memories(data, memories)
 

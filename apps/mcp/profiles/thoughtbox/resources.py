@@ -14,6 +14,7 @@ from channels.db import database_sync_to_async
 from mcp.server.mcpserver import Context
 
 from apps.accounts.models import User
+from apps.core.aliases import Aliases
 from apps.core.exceptions import InvalidInput
 from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.profile import PromptArgumentSpec, PromptSpec, ResourceSpec
@@ -23,6 +24,8 @@ from apps.reasoning.services import thoughts
 
 JSON = "application/json"
 DEFAULT_THOUGHTS_LIMIT = 100
+# The prompt service's argument names -> the interleaved-thinking prompt's.
+PROMPT_ALIASES = Aliases({"thoughts_limit": "thoughtsLimit", "clear_folder": "clearFolder"})
 TRUE_WORDS, FALSE_WORDS = {"true", "1", "yes"}, {"false", "0", "no", ""}
 
 
@@ -215,9 +218,10 @@ def _flag(value: str | None, *, name: str) -> bool:
 
 
 async def interleaved_thinking(actor: User, ctx: Context, arguments: dict[str, str]) -> str:
-    return content.interleaved_thinking_prompt(
-        arguments.get("task", ""), thoughts_limit=_thoughts_limit(arguments.get("thoughtsLimit")),
-        clear_folder=_flag(arguments.get("clearFolder"), name="clearFolder"))
+    with PROMPT_ALIASES.reported():
+        return content.interleaved_thinking_prompt(
+            arguments.get("task", ""), thoughts_limit=_thoughts_limit(arguments.get("thoughtsLimit")),
+            clear_folder=_flag(arguments.get("clearFolder"), name="clearFolder"))
 
 
 PROMPTS = (

@@ -10,9 +10,9 @@ from apps.mcp.profile import Profile, ToolSpec
 from apps.mcp.profiles.thoughtmcp import memories, reasoning
 from apps.mcp.profiles.thoughtmcp.envelope import ThoughtMcpEnvelope
 from apps.mcp.profiles.thoughtmcp.inputs import (
-    MEMORY_ALIASES, AnalyzeReasoningInput, AnalyzeSystematicallyInput, AssessConfidenceInput, DecomposeProblemInput,
-    DeleteMemoryInput, DetectBiasInput, DetectEmotionInput, RetrieveMemoriesInput, SearchMemoriesInput,
-    StoreMemoryInput, ThinkInput, ThinkParallelInput, UpdateMemoryInput,
+    MEMORY_ALIASES, REASONING_ALIASES, AnalyzeReasoningInput, AnalyzeSystematicallyInput, AssessConfidenceInput,
+    DecomposeProblemInput, DeleteMemoryInput, DetectBiasInput, DetectEmotionInput, RetrieveMemoriesInput,
+    SearchMemoriesInput, StoreMemoryInput, ThinkInput, ThinkParallelInput, UpdateMemoryInput,
 )
 
 
@@ -106,6 +106,7 @@ PROFILE = Profile(
             input_model=ThinkInput,
             adapter=reasoning.think,
             scope=READ,
+            aliases=REASONING_ALIASES,
             components_used=("reasoningOrchestrator", "memoryRepository"),
         ),
         ToolSpec(
@@ -116,6 +117,7 @@ PROFILE = Profile(
             input_model=AnalyzeSystematicallyInput,
             adapter=reasoning.analyze_systematically,
             scope=READ,
+            aliases=REASONING_ALIASES,
             components_used=("frameworkSelector", "frameworkRegistry", "memoryRepository"),
         ),
         ToolSpec(
@@ -127,6 +129,7 @@ PROFILE = Profile(
             input_model=ThinkParallelInput,
             adapter=reasoning.think_parallel,
             scope=READ,
+            aliases=REASONING_ALIASES,
             components_used=("parallelReasoningOrchestrator", "resultSynthesizer", "memoryRepository"),
         ),
         ToolSpec(
@@ -137,6 +140,7 @@ PROFILE = Profile(
             input_model=DecomposeProblemInput,
             adapter=reasoning.decompose_problem,
             scope=READ,
+            aliases=REASONING_ALIASES,
             components_used=("problemDecomposer", "memoryRepository"),
         ),
         ToolSpec(
@@ -147,6 +151,7 @@ PROFILE = Profile(
             input_model=AssessConfidenceInput,
             adapter=reasoning.assess_confidence,
             scope=READ,
+            aliases=REASONING_ALIASES,
             components_used=("confidenceAssessor",),
         ),
         ToolSpec(
@@ -158,6 +163,7 @@ PROFILE = Profile(
             input_model=DetectBiasInput,
             adapter=reasoning.detect_bias,
             scope=READ,
+            aliases=REASONING_ALIASES,
             components_used=("biasDetector",),
         ),
         ToolSpec(
@@ -168,6 +174,7 @@ PROFILE = Profile(
             input_model=DetectEmotionInput,
             adapter=reasoning.detect_emotion,
             scope=READ,
+            aliases=REASONING_ALIASES,
             components_used=emotion_components,
         ),
         ToolSpec(
@@ -179,6 +186,7 @@ PROFILE = Profile(
             input_model=AnalyzeReasoningInput,
             adapter=reasoning.analyze_reasoning,
             scope=READ,
+            aliases=REASONING_ALIASES,
             components_used=analysis_components,
         ),
     ),

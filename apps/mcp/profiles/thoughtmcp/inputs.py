@@ -36,6 +36,13 @@ MEMORY_ALIASES = Aliases({
     "importance": "metadata.importance",
 })
 
+# The analysis services' argument names -> ThoughtMCP's reasoning tools', where they differ.
+REASONING_ALIASES = Aliases({
+    "preferred_framework": "preferredFramework", "timeout_ms": "timeout", "max_depth": "maxDepth",
+    "monitor_continuously": "monitorContinuously", "include_discrete": "includeDiscrete",
+    "include_confidence": "includeConfidence", "include_bias": "includeBias", "include_emotion": "includeEmotion",
+})
+
 
 class StoreMetadata(SeedModel):
     keywords: list[str] | None = Field(None, description="Keywords for search (auto-extracted if not provided)")
