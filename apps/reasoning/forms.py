@@ -119,8 +119,6 @@ class CellAddForm(forms.Form):
     filename = ServiceCheckedTextField(help_text="Code cells: the file it is saved as, e.g. main.js.")
     content = ServiceCheckedTextField(widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}))
     position = _number("Position", help_text="0 is first; leave empty to add it at the end.")
-    service_fields = {"cellType": "cell_type"}
-
     def service_arguments(self) -> dict:
         data = self.cleaned_data
         return {"cell_type": data["cell_type"], "content": data["content"], "filename": data["filename"] or None,

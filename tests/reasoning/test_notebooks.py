@@ -146,7 +146,7 @@ def test_markdown_cells_cannot_run(user, notebook):
     prose = cell_add(actor=user, notebook_id=notebook.pk, cell_type="markdown", content="# prose")
     with pytest.raises(InvalidInput) as caught:
         cell_run(actor=user, notebook_id=notebook.pk, cell_id=prose.pk)
-    assert caught.value.field == "cellId"
+    assert caught.value.field == "cell_id"
 
 
 def test_the_production_switch_refuses_run_and_install(user, notebook, settings):
@@ -249,7 +249,7 @@ def test_bad_notebook_input(user, kwargs, field):
 
 
 @pytest.mark.parametrize(("kwargs", "field"), [
-    ({"cell_type": "python", "content": "x"}, "cellType"),
+    ({"cell_type": "python", "content": "x"}, "cell_type"),
     ({"cell_type": "markdown", "content": "x", "filename": "a.js"}, "filename"),
     ({"cell_type": "markdown", "content": "x", "position": 5}, "position"),
     ({"cell_type": "markdown", "content": "x", "position": -1}, "position"),

@@ -6,8 +6,8 @@ run_cell, install_deps, list_cells, get_cell, export; plus soft delete and resto
 (notebook_get, notebook_list, cell_get, cell_list): a notebook is its owner's alone, so every read and
 write filters on ``owner=actor``, and a foreign or malformed id is simply not found.
 
-Input names in errors (``InvalidInput.field``) are the seed's argument names (notebookId, cellId,
-cellType, filename, ...), so an MCP client sees the name it sent.
+Input names in errors (``InvalidInput.field``) are these services' own argument names (notebook_id,
+cell_id, cell_type, filename, ...); each edge renames them to what its caller sent.
 
 - Cells have a 0-based ``position``; a new cell goes at the end unless a position is given, and the cells
   from there on move down one.
@@ -87,7 +87,7 @@ def notebook_list(*, actor: User, include_deleted: bool = False) -> QuerySet[Not
 
 
 def _notebook_query(*, actor: User, notebook_id, deleted: bool = False) -> QuerySet[Notebook]:
-    pk = parse_uuid(notebook_id, field="notebookId", label="Notebook", code="notebook_not_found")
+    pk = parse_uuid(notebook_id, field="notebook_id", label="Notebook", code="notebook_not_found")
     return Notebook.objects.filter(owner=actor, pk=pk, deleted_at__isnull=not deleted)
 
 
@@ -95,7 +95,7 @@ def _found(query: QuerySet[Notebook], notebook_id) -> Notebook:
     notebook = query.first()
     if notebook is None:
         raise NotFound(f"Notebook {notebook_id} not found: use the list operation to see your notebooks' ids.",
-                       code="notebook_not_found", extra={"field": "notebookId"})
+                       code="notebook_not_found", extra={"field": "notebook_id"})
     return notebook
 
 
@@ -118,11 +118,11 @@ def cell_list(*, actor: User, notebook_id) -> list[Cell]:
 
 
 def _cell_in(notebook: Notebook, cell_id) -> Cell:
-    pk = parse_uuid(cell_id, field="cellId", label="Cell", code="cell_not_found")
+    pk = parse_uuid(cell_id, field="cell_id", label="Cell", code="cell_not_found")
     cell = notebook.cells.filter(pk=pk).first()
     if cell is None:
         raise NotFound(f"Cell {cell_id} not found in notebook {notebook.pk}: use list_cells to see its cells' ids.",
-                       code="cell_not_found", extra={"field": "cellId"})
+                       code="cell_not_found", extra={"field": "cell_id"})
     return cell
 
 
@@ -255,14 +255,14 @@ def notebook_create(*, actor: User, title, language="javascript", template: str 
 
 
 def cell_add(*, actor: User, notebook_id, cell_type, content, filename=None, position=None) -> Cell:
-    cell_type = clean_choice(cell_type, choices=Cell.CellType.values, field="cellType")
+    cell_type = clean_choice(cell_type, choices=Cell.CellType.values, field="cell_type")
     content = _clean_content(content)
     with transaction.atomic():
         notebook = _notebook_locked(actor=actor, notebook_id=notebook_id)
         count = notebook.cells.count()
         if count >= MAX_CELLS:
             raise InvalidInput(f"A notebook holds at most {MAX_CELLS} cells: start another notebook.",
-                               field="notebookId")
+                               field="notebook_id")
         filename = _clean_filename(filename, notebook=notebook, cell_type=cell_type)
         cell = _insert_cell(notebook, cell_type=cell_type, content=content, filename=filename,
                             position=_clean_position(position, count=count))
@@ -293,7 +293,7 @@ def cell_run(*, actor: User, notebook_id, cell_id) -> Cell:
     notebook = notebook_get(actor=actor, notebook_id=notebook_id)
     cell = _cell_in(notebook, cell_id)
     if cell.cell_type != Cell.CellType.CODE:
-        raise InvalidInput(f"Cell {cell.pk} is a markdown cell; only code cells run.", field="cellId")
+        raise InvalidInput(f"Cell {cell.pk} is a markdown cell; only code cells run.", field="cell_id")
     sources = dict(notebook.cells.filter(cell_type=Cell.CellType.CODE).values_list("filename", "content"))
     Cell.objects.filter(pk=cell.pk).update(status=Cell.Status.RUNNING, updated_at=timezone.now())
     try:
@@ -440,7 +440,7 @@ def notebook_load(*, actor: User, path: str | None = None, text: str | None = No
             dependencies={name: version or "*" for name, version in map(_split_spec, dependencies)})
         for position, cell in enumerate(source.cells):
             try:
-                cell_type = clean_choice(cell.cell_type, choices=Cell.CellType.values, field="cellType")
+                cell_type = clean_choice(cell.cell_type, choices=Cell.CellType.values, field="cell_type")
                 content = _clean_content(cell.content)
                 filename = _clean_filename(cell.filename, notebook=notebook, cell_type=cell_type)
             except InvalidInput as exc:
