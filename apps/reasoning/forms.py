@@ -1,7 +1,8 @@
 """Forms of the reasoning pages (templates/reasoning/). As on the rest of the dashboard they only parse what
 people type into the shapes the services take (numbers, lists, the seeds' context object); the rules
 (ranges, lengths, which thought exists) belong to the services, whose errors `add_service_error` puts
-next to the input they are about (``service_fields`` maps the services' argument names to the inputs, where they differ)."""
+next to the input they are about (``service_fields`` maps the services' argument names to the inputs, where
+they differ)."""
 from __future__ import annotations
 
 from django import forms
@@ -49,8 +50,7 @@ class SessionCreateForm(forms.Form):
     tags = LabelListField()
     thought = service_text_area(4, label="First thought")
     total_thoughts = _number("Thoughts planned", initial=5, help_text="An estimate; you can go past it.")
-    service_fields = {"session_title": "title", "sessionTitle": "title", "session_tags": "tags",
-                      "sessionTags": "tags", "totalThoughts": "total_thoughts"}
+    service_fields = {"session_title": "title", "session_tags": "tags"}
 
     def service_arguments(self) -> dict:
         data = self.cleaned_data
@@ -67,10 +67,6 @@ class ThoughtForm(forms.Form):
     revises_thought = _number("Revises thought", help_text="The number of the thought this one corrects.")
     branch_from_thought = _number("Branch from thought", help_text="Start a branch at this thought…")
     branch_id = ServiceCheckedTextField(label="Branch id", help_text="…and name it, e.g. “alternative-a”.")
-    service_fields = {"thoughtNumber": "thought_number", "totalThoughts": "total_thoughts",
-                      "revisesThought": "revises_thought", "branchFromThought": "branch_from_thought",
-                      "branchId": "branch_id", "nextThoughtNeeded": "next_thought_needed"}
-
     def clean(self):
         data = super().clean()
         for name in ("thought_number", "total_thoughts"):

@@ -68,7 +68,7 @@ class ChainReplay:
         return [line for line in self.last_of_line if line]
 
 
-def parse_session_id(value, *, field: str = "sessionId"):
+def parse_session_id(value, *, field: str = "session_id"):
     return parse_uuid(value, field=field, label="Session", code="session_not_found")
 
 
@@ -91,12 +91,12 @@ def session_list(*, actor: User, query: str | None = None, tag: str | None = Non
         "-updated_at", "-created_at")
 
 
-def session_get(*, actor: User, session_id, include_deleted: bool = False, field: str = "sessionId") -> ThoughtSession:
+def session_get(*, actor: User, session_id, include_deleted: bool = False, field: str = "session_id") -> ThoughtSession:
     session = sessions_owned(actor=actor, include_deleted=include_deleted).filter(
         pk=parse_session_id(session_id, field=field)).first()
     if session is None:
         raise NotFound(f"Session {session_id!r} not found: list your sessions (thoughtbox://init/sessions) for "
-                       f"their ids, or leave sessionId out to use the current one.",
+                       f"their ids, or leave session_id out to use the current one.",
                        code="session_not_found", extra={"field": field})
     return session
 

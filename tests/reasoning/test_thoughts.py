@@ -109,7 +109,7 @@ def test_explicit_session_id_appends_and_reopens_a_completed_session(user):
 def test_title_and_tags_on_a_later_thought_are_ignored_and_the_result_says_so(user):
     think(user, 1, session_title="Original")
     step = think(user, 2, session_title="Renamed", session_tags=["other"])
-    assert step.ignored == ("sessionTitle", "sessionTags")
+    assert step.ignored == ("session_title", "session_tags")
     assert any("ignored" in notice for notice in step.notices)
     step.session.refresh_from_db()
     assert step.session.title == "Original" and step.session.tags == []
@@ -126,7 +126,7 @@ def test_a_long_first_thought_gives_a_title_cut_at_a_word(user):
 def test_thought_number_above_total_raises_the_total(user):
     step = think(user, 7, total=5)
     assert step.thought.total_thoughts == 7
-    assert any("totalThoughts raised from 5 to 7" in notice for notice in step.notices)
+    assert any("total_thoughts raised from 5 to 7" in notice for notice in step.notices)
 
 
 # Memory-graph nodes
@@ -146,23 +146,23 @@ def test_each_thought_is_a_memory_node_in_the_personal_cube(user):
 # Bad input
 
 @pytest.mark.parametrize(("fields", "field"), [
-    ({"thought_number": 0}, "thoughtNumber"),
-    ({"thought_number": -3}, "thoughtNumber"),
-    ({"thought_number": "2"}, "thoughtNumber"),
-    ({"total_thoughts": 0}, "totalThoughts"),
+    ({"thought_number": 0}, "thought_number"),
+    ({"thought_number": -3}, "thought_number"),
+    ({"thought_number": "2"}, "thought_number"),
+    ({"total_thoughts": 0}, "total_thoughts"),
     ({"thought": "   "}, "thought"),
     ({"thought": 42}, "thought"),
     ({"thought": "bad\x00byte"}, "thought"),
-    ({"next_thought_needed": "yes"}, "nextThoughtNeeded"),
-    ({"is_revision": True}, "revisesThought"),
-    ({"revises_thought": 1}, "isRevision"),
-    ({"branch_from_thought": 1}, "branchId"),
-    ({"branch_from_thought": 1, "branch_id": "has space"}, "branchId"),
-    ({"branch_from_thought": 1, "branch_id": "x" * 101}, "branchId"),
-    ({"branch_id": "never-started"}, "branchFromThought"),
-    ({"session_title": "t" * 301}, "sessionTitle"),
-    ({"session_tags": "not-a-list"}, "sessionTags"),
-    ({"session_tags": [f"tag{i}" for i in range(21)]}, "sessionTags"),
+    ({"next_thought_needed": "yes"}, "next_thought_needed"),
+    ({"is_revision": True}, "revises_thought"),
+    ({"revises_thought": 1}, "is_revision"),
+    ({"branch_from_thought": 1}, "branch_id"),
+    ({"branch_from_thought": 1, "branch_id": "has space"}, "branch_id"),
+    ({"branch_from_thought": 1, "branch_id": "x" * 101}, "branch_id"),
+    ({"branch_id": "never-started"}, "branch_from_thought"),
+    ({"session_title": "t" * 301}, "session_title"),
+    ({"session_tags": "not-a-list"}, "session_tags"),
+    ({"session_tags": [f"tag{i}" for i in range(21)]}, "session_tags"),
 ])
 def test_bad_input_names_the_field(user, fields, field):
     think(user, 1)
@@ -187,12 +187,12 @@ def test_revising_a_thought_that_does_not_exist_is_thought_not_found(user):
     think(user, 2)
     with pytest.raises(NotFound) as error:
         think(user, 3, is_revision=True, revises_thought=7)
-    assert error.value.code == "thought_not_found" and error.value.extra["field"] == "revisesThought"
+    assert error.value.code == "thought_not_found" and error.value.extra["field"] == "revises_thought"
     assert "Thought 7 does not exist in session 'Leak hunt'" in error.value.message
     assert "1, 2" in error.value.message
     with pytest.raises(NotFound) as error:
         think(user, 3, branch_from_thought=9, branch_id="alt")
-    assert error.value.code == "thought_not_found" and error.value.extra["field"] == "branchFromThought"
+    assert error.value.code == "thought_not_found" and error.value.extra["field"] == "branch_from_thought"
     assert Thought.objects.count() == 2
 
 
@@ -288,7 +288,7 @@ def test_delete_hides_the_session_and_its_nodes_and_restore_brings_them_back(use
     assert session_get(actor=user, session_id=session.pk) == session
     with pytest.raises(InvalidInput) as error:
         session_restore(actor=user, session_id=session.pk)
-    assert error.value.field == "sessionId"
+    assert error.value.field == "session_id"
 
 
 def test_restore_stores_a_node_that_was_removed_for_good(user):

@@ -79,7 +79,7 @@ class ThoughtAdded:
     history_length: int
     branches: list[str]
     is_final: bool
-    # Seed parameter names this call gave but that had no effect (sessionTitle/sessionTags when the
+    # Argument names this call gave but that had no effect (session_title/session_tags when the
     # thought did not create the session), and a sentence per adjustment for the client to read.
     ignored: tuple[str, ...] = ()
     notices: tuple[str, ...] = ()
@@ -182,16 +182,16 @@ def _clean_branch_id(value) -> str:
     if value is None or value == "":
         return ""
     if not isinstance(value, str) or not BRANCH_ID.fullmatch(value):
-        raise InvalidInput("branchId must be 1-100 characters of letters, digits, '-', '_' or '.', "
-                           f"e.g. 'caching-approach'; got {value!r}.", field="branchId")
+        raise InvalidInput("branch_id must be 1-100 characters of letters, digits, '-', '_' or '.', "
+                           f"e.g. 'caching-approach'; got {value!r}.", field="branch_id")
     return value
 
 
 def _clean_tags(values) -> list[str]:
     """Session tags: trimmed, lower-cased, blanks dropped, duplicates removed (first one wins)."""
-    tags = list(dict.fromkeys(tag.lower() for tag in clean_labels(values, field_name="sessionTags")))
+    tags = list(dict.fromkeys(tag.lower() for tag in clean_labels(values, field_name="session_tags")))
     if len(tags) > MAX_SESSION_TAGS:
-        raise InvalidInput(f"sessionTags has {len(tags)} tags; at most {MAX_SESSION_TAGS}.", field="sessionTags")
+        raise InvalidInput(f"session_tags has {len(tags)} tags; at most {MAX_SESSION_TAGS}.", field="session_tags")
     return tags
 
 
@@ -228,29 +228,30 @@ def _clean_step(*, thought, thought_number, total_thoughts, next_thought_needed,
                 branch_from_thought, branch_id, needs_more_thoughts, agent_id) -> tuple[_Step, list[str]]:
     notices = []
     thought = _clean_thought(thought)
-    thought_number = _positive(thought_number, name="thoughtNumber")
-    total_thoughts = _positive(total_thoughts, name="totalThoughts")
+    thought_number = _positive(thought_number, name="thought_number")
+    total_thoughts = _positive(total_thoughts, name="total_thoughts")
     if thought_number > total_thoughts:
-        notices.append(f"totalThoughts raised from {total_thoughts} to {thought_number} (thoughtNumber exceeded it).")
+        notices.append(f"total_thoughts raised from {total_thoughts} to {thought_number} (thought_number exceeded it).")
         total_thoughts = thought_number
-    is_revision = clean_bool(is_revision, field="isRevision")
-    revises_thought = _positive(revises_thought, name="revisesThought", required=False)
+    is_revision = clean_bool(is_revision, field="is_revision")
+    revises_thought = _positive(revises_thought, name="revises_thought", required=False)
     if revises_thought is not None and not is_revision:
-        raise InvalidInput("revisesThought is given but isRevision is not true: set isRevision to true to revise "
-                           f"thought {revises_thought}, or leave revisesThought out.", field="isRevision")
+        raise InvalidInput("revises_thought is given but is_revision is not true: set is_revision to true to revise "
+                           f"thought {revises_thought}, or leave revises_thought out.", field="is_revision")
     if is_revision and revises_thought is None:
-        raise InvalidInput("isRevision is true but revisesThought is missing: give the number of the thought "
-                           "this one revises.", field="revisesThought")
-    branch_from_thought = _positive(branch_from_thought, name="branchFromThought", required=False)
+        raise InvalidInput("is_revision is true but revises_thought is missing: give the number of the thought "
+                           "this one revises.", field="revises_thought")
+    branch_from_thought = _positive(branch_from_thought, name="branch_from_thought", required=False)
     branch_id = _clean_branch_id(branch_id)
     if branch_from_thought is not None and not branch_id:
-        raise InvalidInput(f"branchFromThought is {branch_from_thought} but branchId is missing: name the branch "
-                           "(e.g. 'caching-approach') so later thoughts can continue it.", field="branchId")
-    agent_id = clean_text(agent_id, field_name="agentId", max_chars=MAX_AGENT_CHARS)
+        raise InvalidInput(f"branch_from_thought is {branch_from_thought} but branch_id is missing: name the branch "
+                           "(e.g. 'caching-approach') so later thoughts can continue it.", field="branch_id")
+    agent_id = clean_text(agent_id, field_name="agent_id", max_chars=MAX_AGENT_CHARS)
     step = _Step(thought=thought, thought_number=thought_number, total_thoughts=total_thoughts,
-                 next_thought_needed=clean_bool(next_thought_needed, field="nextThoughtNeeded"), is_revision=is_revision,
-                 revises_thought=revises_thought, branch_from_thought=branch_from_thought, branch_id=branch_id,
-                 needs_more_thoughts=clean_bool(needs_more_thoughts, field="needsMoreThoughts"), agent_id=agent_id)
+                 next_thought_needed=clean_bool(next_thought_needed, field="next_thought_needed"),
+                 is_revision=is_revision, revises_thought=revises_thought, branch_from_thought=branch_from_thought,
+                 branch_id=branch_id, needs_more_thoughts=clean_bool(needs_more_thoughts, field="needs_more_thoughts"),
+                 agent_id=agent_id)
     return step, notices
 
 
@@ -322,8 +323,8 @@ def thought_add(*, actor: User, client_key: str, thought: str, thought_number: i
         branch_from_thought=branch_from_thought, branch_id=branch_id, needs_more_thoughts=needs_more_thoughts,
         agent_id=agent_id,
     )
-    client_key = clean_text(client_key, field_name="clientKey", max_chars=MAX_CLIENT_KEY_CHARS)
-    title = clean_text(session_title, field_name="sessionTitle", max_chars=MAX_TITLE_CHARS)
+    client_key = clean_text(client_key, field_name="client_key", max_chars=MAX_CLIENT_KEY_CHARS)
+    title = clean_text(session_title, field_name="session_title", max_chars=MAX_TITLE_CHARS)
     tags = _clean_tags(session_tags)
     with transaction.atomic():
         session, created = _resolve_session(actor=actor, client_key=client_key, step=step, session_id=session_id,
@@ -332,13 +333,14 @@ def thought_add(*, actor: User, client_key: str, thought: str, thought_number: i
         replay = ChainReplay()
         for earlier in prior:
             replay.add(earlier)
-        for number, field_name in ((step.revises_thought, "revisesThought"),
-                                   (step.branch_from_thought, "branchFromThought")):
+        for number, field_name in ((step.revises_thought, "revises_thought"),
+                                   (step.branch_from_thought, "branch_from_thought")):
             if number is not None and replay.find(number, step.branch_id) is None:
                 raise _missing_thought(session, replay, number, field_name)
         if step.branch_id and step.branch_id not in replay.last_of_line and step.branch_from_thought is None:
             raise InvalidInput(f"Branch {step.branch_id!r} does not exist yet in this session: to start it, give "
-                               "branchFromThought, the number of the thought it forks from.", field="branchFromThought")
+                               "branch_from_thought, the number of the thought it forks from.",
+                               field="branch_from_thought")
         record = Thought(
             session=session, thought=step.thought, thought_number=step.thought_number,
             total_thoughts=step.total_thoughts, next_thought_needed=step.next_thought_needed,
@@ -355,7 +357,7 @@ def thought_add(*, actor: User, client_key: str, thought: str, thought_number: i
         replay.add(record)
         session.completed_at = None if step.next_thought_needed else record.created_at
         session.save(update_fields=["completed_at", "updated_at"])
-    ignored = tuple(name for name, given in (("sessionTitle", title), ("sessionTags", tags)) if given and not created)
+    ignored = tuple(name for name, given in (("session_title", title), ("session_tags", tags)) if given and not created)
     if ignored:
         notices.append(f"{' and '.join(ignored)} apply only to the thought that creates a session; this thought "
                        f"went to the existing session {session.title!r}, so they were ignored.")
@@ -389,9 +391,9 @@ def _export_session(*, actor: User, session_id, client_key: str | None) -> Thoug
         return session_get(actor=actor, session_id=session_id)
     session = session_latest(actor=actor, client_key=client_key)
     if session is None:
-        raise NotFound("There is no current session to export: record a thought first, or give sessionId "
+        raise NotFound("There is no current session to export: record a thought first, or give session_id "
                        "(list sessions with thoughtbox://init/sessions).", code="session_not_found",
-                       extra={"field": "sessionId"})
+                       extra={"field": "session_id"})
     return session
 
 
@@ -471,7 +473,7 @@ def session_restore(*, actor: User, session_id) -> ThoughtSession:
     with transaction.atomic():
         session = session_get(actor=actor, session_id=session_id, include_deleted=True)
         if session.deleted_at is None:
-            raise InvalidInput("This session is not deleted, so there is nothing to restore.", field="sessionId")
+            raise InvalidInput("This session is not deleted, so there is nothing to restore.", field="session_id")
         session.deleted_at = None
         session.save(update_fields=["deleted_at", "updated_at"])
         for thought in Thought.objects.filter(session=session).select_related("node"):

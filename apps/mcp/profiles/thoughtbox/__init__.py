@@ -15,9 +15,9 @@ from apps.mcp.profile import Profile, ToolSpec
 from apps.mcp.profiles.thoughtbox import resources, tools
 from apps.mcp.profiles.thoughtbox.envelope import ThoughtboxEnvelope
 from apps.mcp.profiles.thoughtbox.inputs import (
-    AddCellArgs, CellArgs, CreateNotebookArgs, ExportNotebookArgs, ExportReasoningChainInput, GetModelArgs,
-    InstallDepsArgs, ListModelsArgs, LoadNotebookArgs, MentalModelsInput, NoArgs, NotebookArgs, NotebookInput,
-    ThoughtboxInput, UpdateCellArgs,
+    THOUGHTBOX_ALIASES, AddCellArgs, CellArgs, CreateNotebookArgs, ExportNotebookArgs, ExportReasoningChainInput,
+    GetModelArgs, InstallDepsArgs, ListModelsArgs, LoadNotebookArgs, MentalModelsInput, NoArgs, NotebookArgs,
+    NotebookInput, ThoughtboxInput, UpdateCellArgs,
 )
 
 NOTEBOOK_OPERATIONS = {
@@ -63,6 +63,7 @@ PROFILE = Profile(
                         "patterns cookbook is embedded at thought 1, at the final thought, or with includeGuide.",
             input_model=ThoughtboxInput,
             adapter=tools.thoughtbox,
+            aliases=THOUGHTBOX_ALIASES,
             scope=WRITE,
             annotations=hints(read_only=False, idempotent=False),
         ),
@@ -95,6 +96,7 @@ PROFILE = Profile(
                         "dashboard); the answer carries the export too.",
             input_model=ExportReasoningChainInput,
             adapter=tools.export_reasoning_chain,
+            aliases=THOUGHTBOX_ALIASES,
             scope=READ,
             annotations=hints(read_only=True, idempotent=True),
         ),

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, WithJsonSchema
 
+from apps.core.aliases import Aliases
 from apps.mcp.schema import SeedModel
 
 # A whole number of at least 1, advertised as the seed's `number` (min: 1).
@@ -14,6 +15,16 @@ Ordinal = Annotated[int, Field(ge=1), WithJsonSchema({"type": "number", "minimum
 
 
 ARGS = "Operation-specific arguments"
+
+# The thought and prompt services' argument names -> Thoughtbox's (the notebook and mental_models operations
+# name theirs from each operation's args model).
+THOUGHTBOX_ALIASES = Aliases({
+    "thought_number": "thoughtNumber", "total_thoughts": "totalThoughts", "next_thought_needed": "nextThoughtNeeded",
+    "is_revision": "isRevision", "revises_thought": "revisesThought", "branch_from_thought": "branchFromThought",
+    "branch_id": "branchId", "needs_more_thoughts": "needsMoreThoughts", "session_title": "sessionTitle",
+    "session_tags": "sessionTags", "session_id": "sessionId", "thoughts_limit": "thoughtsLimit",
+    "clear_folder": "clearFolder",
+})
 
 
 class ThoughtboxInput(SeedModel):

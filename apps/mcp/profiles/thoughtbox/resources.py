@@ -14,18 +14,16 @@ from channels.db import database_sync_to_async
 from mcp.server.mcpserver import Context
 
 from apps.accounts.models import User
-from apps.core.aliases import Aliases
 from apps.core.exceptions import InvalidInput
 from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.profile import PromptArgumentSpec, PromptSpec, ResourceSpec
+from apps.mcp.profiles.thoughtbox.inputs import THOUGHTBOX_ALIASES
 from apps.mcp.profiles.thoughtbox.tools import notebook_with_cells
 from apps.reasoning import content, mental_models, selectors
 from apps.reasoning.services import thoughts
 
 JSON = "application/json"
 DEFAULT_THOUGHTS_LIMIT = 100
-# The prompt service's argument names -> the interleaved-thinking prompt's.
-PROMPT_ALIASES = Aliases({"thoughts_limit": "thoughtsLimit", "clear_folder": "clearFolder"})
 TRUE_WORDS, FALSE_WORDS = {"true", "1", "yes"}, {"false", "0", "no", ""}
 
 
@@ -84,7 +82,8 @@ def _session_details(actor: User, session_id: str) -> dict[str, Any]:
 
 
 async def session_details(actor: User, sessionId: str) -> str:
-    return as_json(await database_sync_to_async(_session_details)(actor, sessionId))
+    with THOUGHTBOX_ALIASES.reported():
+        return as_json(await database_sync_to_async(_session_details)(actor, sessionId))
 
 
 def _session_thoughts(actor: User, session_id: str) -> dict[str, Any]:
@@ -93,7 +92,8 @@ def _session_thoughts(actor: User, session_id: str) -> dict[str, Any]:
 
 
 async def session_thoughts(actor: User, sessionId: str) -> str:
-    return as_json(await database_sync_to_async(_session_thoughts)(actor, sessionId))
+    with THOUGHTBOX_ALIASES.reported():
+        return as_json(await database_sync_to_async(_session_thoughts)(actor, sessionId))
 
 
 async def mental_model(actor: User, modelName: str) -> str:
@@ -218,7 +218,7 @@ def _flag(value: str | None, *, name: str) -> bool:
 
 
 async def interleaved_thinking(actor: User, ctx: Context, arguments: dict[str, str]) -> str:
-    with PROMPT_ALIASES.reported():
+    with THOUGHTBOX_ALIASES.reported():
         return content.interleaved_thinking_prompt(
             arguments.get("task", ""), thoughts_limit=_thoughts_limit(arguments.get("thoughtsLimit")),
             clear_folder=_flag(arguments.get("clearFolder"), name="clearFolder"))

@@ -14,8 +14,8 @@ from apps.core.aliases import Aliases
 from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.profiles.thoughtbox.envelope import ThoughtboxEnvelope, embedded_resource
 from apps.mcp.profiles.thoughtbox.inputs import (
-    AddCellArgs, CellArgs, CreateNotebookArgs, ExportNotebookArgs, ExportReasoningChainInput, GetModelArgs,
-    InstallDepsArgs, ListModelsArgs, LoadNotebookArgs, NotebookArgs, ThoughtboxInput, UpdateCellArgs,
+    THOUGHTBOX_ALIASES, AddCellArgs, CellArgs, CreateNotebookArgs, ExportNotebookArgs, ExportReasoningChainInput,
+    GetModelArgs, InstallDepsArgs, ListModelsArgs, LoadNotebookArgs, NotebookArgs, ThoughtboxInput, UpdateCellArgs,
 )
 from apps.mcp.schema import SeedModel, given
 from apps.mcp.server import client_key
@@ -80,7 +80,7 @@ async def thoughtbox(actor: User, params: ThoughtboxInput) -> dict[str, Any]:
     if thought.needs_more_thoughts:
         result["needsMoreThoughts"] = True
     if added.notices:
-        result["notices"] = list(added.notices)
+        result["notices"] = [THOUGHTBOX_ALIASES.caller_message(notice) for notice in added.notices]
     # The seed embeds the cookbook where a guide helps: at the start, at the end, and when asked for.
     if thought.thought_number == 1 or added.is_final or params.include_guide:
         result[EMBEDDED] = [cookbook()]
