@@ -59,7 +59,7 @@ def cube_ids_writable(*, actor: User) -> QuerySet:
 
 
 def _cube_not_found(cube_id) -> NotFound:
-    return NotFound(f"Cube '{cube_id}' not found.", extra={"field": "cube"})
+    return NotFound(f"Cube '{cube_id}' not found.", extra={"field": "cube_id"})
 
 
 def cube_get_from(queryset: QuerySet[Cube], cube_id) -> Cube:
@@ -129,7 +129,7 @@ def cube_get_for(*, actor: User, cube_id, action: str) -> Cube:
         raise _cube_not_found(cube_id)
     verb = {"write": "write to", "admin": "administer"}.get(action, action)
     raise PermissionDenied(f"You may read cube '{cube_id}' but not {verb} it: {decision.reason}.",
-                           extra={"field": "cube", "role": decision.role})
+                           extra={"field": "cube_id", "role": decision.role})
 
 
 def cube_get_readable(*, actor: User, cube_id: str) -> Cube:

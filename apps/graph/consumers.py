@@ -12,6 +12,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from apps.accounts.services import token_authenticate
+from apps.core.aliases import Aliases
 from apps.core.exceptions import DomainError, InvalidInput
 from apps.core.limits import EVENT_ID
 from apps.cubes.access import cube_get_readable
@@ -22,6 +23,8 @@ from apps.graph.selectors import graph_event_get, graph_events_since
 CLOSE_UNAUTHENTICATED = 4401
 AUTH_TIMEOUT_SECONDS = 10
 REPLAY_LIMIT = 500
+# The services' argument names -> the socket messages' names.
+SOCKET_ALIASES = Aliases({"cube_id": "cube"})
 
 
 def _user_for_token(raw: str):
@@ -76,7 +79,8 @@ class GraphConsumer(AsyncJsonWebsocketConsumer):
             await self._error(InvalidInput("type must be subscribe or unsubscribe.", field="type"))
             return
         try:
-            await handlers[kind](content)
+            with SOCKET_ALIASES.reported():
+                await handlers[kind](content)
         except DomainError as exc:
             await self._error(exc, cube=content.get("cube"))
 

@@ -30,6 +30,7 @@ class MemoryFields(forms.Form):
 class MemoryStoreForm(MemoryFields):
     cube = forms.ChoiceField(label="Cube", required=False)
     field_order = ["content", "cube", "primary_sector"]
+    service_fields = {"cube_id": "cube"}
 
     def __init__(self, *args, cubes, **kwargs):
         super().__init__(*args, **kwargs)
@@ -78,8 +79,8 @@ class SearchForm(forms.Form):
                                    empty_value=10)
     offset = forms.IntegerField(required=False, widget=forms.HiddenInput, **OFFSET.form())
 
-    service_fields = {"text": "q", "primary_sector": "sector", "date_start": "date_from", "date_end": "date_to",
-                      "date_range": "date_to"}
+    service_fields = {"text": "q", "cube_id": "cube", "primary_sector": "sector", "date_start": "date_from",
+                      "date_end": "date_to", "date_range": "date_to"}
 
     def __init__(self, *args, cubes, **kwargs):
         super().__init__(*args, **kwargs)

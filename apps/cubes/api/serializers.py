@@ -1,11 +1,14 @@
 from rest_framework import serializers
 
+from apps.core.aliases import Aliases
 from apps.core.api.serializers import AtLeastOneFieldMixin, JSONCharField, StrictSerializer
 from apps.cubes.models import CUBE_ID_PATTERN, Cube, CubeMembership
 from apps.cubes.selectors import ACTIONS, RESOURCE_TYPES
 from apps.cubes.validation import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_PATH_CHARS
 
 ROLES = ["owner", "admin", "writer", "reader"]
+# The cube services' argument names -> this API's, where they differ: a cube named in the path is "cube" in errors.
+CUBE_ALIASES = Aliases({"cube_id": "cube"})
 
 
 class CubeIdField(JSONCharField, serializers.RegexField):

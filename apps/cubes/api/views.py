@@ -7,7 +7,7 @@ from rest_framework.response import Response
 
 from apps.core.api.serializers import NoBodySerializer, PageQuerySerializer, error_responses, validated
 from apps.cubes.api.serializers import (
-    AccessCheckSerializer, AccessDecisionSerializer, CubeCreateSerializer, CubeDeleteQuerySerializer,
+    CUBE_ALIASES, AccessCheckSerializer, AccessDecisionSerializer, CubeCreateSerializer, CubeDeleteQuerySerializer,
     CubeDetailSerializer, CubeSerializer, CubeUpdateSerializer, MembershipSerializer, ShareSerializer,
 )
 from apps.cubes.models import CUBE_ID_PATTERN
@@ -62,8 +62,9 @@ class CubeDetailView(generics.GenericAPIView):
         responses={200: CubeDetailSerializer, **error_responses(401, 403, 404)},
     )
     def get(self, request, cube_id: str):
-        cube = cube_get_with_stats(actor=request.user, cube_id=cube_id)
-        cube.statistics = cube_statistics(actor=request.user, cube_id=cube_id)
+        with CUBE_ALIASES.reported():
+            cube = cube_get_with_stats(actor=request.user, cube_id=cube_id)
+            cube.statistics = cube_statistics(actor=request.user, cube_id=cube_id)
         return Response(CubeDetailSerializer(cube).data)
 
     @extend_schema(
@@ -74,7 +75,9 @@ class CubeDetailView(generics.GenericAPIView):
         responses={200: CubeSerializer, **error_responses(400, 401, 403, 404)},
     )
     def patch(self, request, cube_id: str):
-        cube_update(actor=request.user, cube_id=cube_id, **validated(CubeUpdateSerializer, request.data))
+        changes = validated(CubeUpdateSerializer, request.data)
+        with CUBE_ALIASES.reported():
+            cube_update(actor=request.user, cube_id=cube_id, **changes)
         return _cube_response(request, cube_id)
 
     @extend_schema(
@@ -87,7 +90,8 @@ class CubeDetailView(generics.GenericAPIView):
     )
     def delete(self, request, cube_id: str):
         hard = validated(CubeDeleteQuerySerializer, request.query_params)["hard"]
-        (cube_delete if hard else cube_unregister)(actor=request.user, cube_id=cube_id)
+        with CUBE_ALIASES.reported():
+            (cube_delete if hard else cube_unregister)(actor=request.user, cube_id=cube_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -102,7 +106,8 @@ class CubeRestoreView(generics.GenericAPIView):
     )
     def post(self, request, cube_id: str):
         validated(NoBodySerializer, request.data)
-        cube_restore(actor=request.user, cube_id=cube_id)
+        with CUBE_ALIASES.reported():
+            cube_restore(actor=request.user, cube_id=cube_id)
         return _cube_response(request, cube_id)
 
 
@@ -117,7 +122,8 @@ class CubeMembersView(generics.GenericAPIView):
     )
     def get(self, request, cube_id: str):
         validated(PageQuerySerializer, request.query_params)
-        page = self.paginate_queryset(cube_members(actor=request.user, cube_id=cube_id))
+        with CUBE_ALIASES.reported():
+            page = self.paginate_queryset(cube_members(actor=request.user, cube_id=cube_id))
         return self.get_paginated_response(MembershipSerializer(page, many=True).data)
 
     @extend_schema(
@@ -130,7 +136,8 @@ class CubeMembersView(generics.GenericAPIView):
     )
     def post(self, request, cube_id: str):
         data = validated(ShareSerializer, request.data)
-        membership = cube_share(actor=request.user, cube_id=cube_id, user=data["user"], role=data["role"])
+        with CUBE_ALIASES.reported():
+            membership = cube_share(actor=request.user, cube_id=cube_id, user=data["user"], role=data["role"])
         return Response(MembershipSerializer(membership).data)
 
 
@@ -143,7 +150,8 @@ class CubeMemberView(generics.GenericAPIView):
         responses={204: None, **error_responses(401, 403, 404)},
     )
     def delete(self, request, cube_id: str, user: str):
-        cube_revoke(actor=request.user, cube_id=cube_id, user=user)
+        with CUBE_ALIASES.reported():
+            cube_revoke(actor=request.user, cube_id=cube_id, user=user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -10,8 +10,8 @@ from apps.memories.models import Memory, MemoryLink
 from apps.memories.services.curation import DEFAULT_MANUAL_WEIGHT
 
 DATE_FORMATS = [ISO_8601, "%Y-%m-%d"]
-# The curation services' argument names -> the names of the link requests and paths.
-LINK_ALIASES = Aliases({"source_id": "source", "target_id": "target", "link_type": "type"})
+# The graph and curation services' argument names -> the names of the snapshot and link requests and paths.
+GRAPH_ALIASES = Aliases({"cube_id": "cube", "source_id": "source", "target_id": "target", "link_type": "type"})
 
 
 class SnapshotQuerySerializer(StrictSerializer):

@@ -6,7 +6,7 @@ from rest_framework.views import APIView
 
 from apps.core.api.serializers import error_responses, validated
 from apps.graph.api.serializers import (
-    LINK_ALIASES, BoostSerializer, LinkCreateSerializer, LinkSerializer, SnapshotQuerySerializer, SnapshotSerializer,
+    GRAPH_ALIASES, BoostSerializer, LinkCreateSerializer, LinkSerializer, SnapshotQuerySerializer, SnapshotSerializer,
     UnlinkResultSerializer,
 )
 from apps.graph.selectors import graph_snapshot
@@ -28,10 +28,8 @@ class GraphSnapshotView(APIView):
     )
     def get(self, request):
         query = validated(SnapshotQuerySerializer, request.query_params)
-        snapshot = graph_snapshot(actor=request.user, cube_id=query.get("cube"), kind=query.get("kind"),
-                                  sector=query.get("sector"), min_strength=query.get("min_strength"),
-                                  date_from=query.get("date_from"), date_to=query.get("date_to"),
-                                  limit=query["limit"])
+        with GRAPH_ALIASES.reported():
+            snapshot = graph_snapshot(actor=request.user, **GRAPH_ALIASES.arguments(query))
         # The node and edge arrays are JSON already (written by PostgreSQL): sent as they are.
         body = (f'{{"nodes":{snapshot.nodes_json},"edges":{snapshot.edges_json},'
                 f'"total_nodes":{snapshot.total_nodes},"shown_nodes":{snapshot.shown_nodes},'
@@ -68,8 +66,8 @@ class LinkCreateView(APIView):
     )
     def post(self, request):
         data = validated(LinkCreateSerializer, request.data)
-        with LINK_ALIASES.reported():
-            result = memory_link(actor=request.user, **LINK_ALIASES.arguments(data))
+        with GRAPH_ALIASES.reported():
+            result = memory_link(actor=request.user, **GRAPH_ALIASES.arguments(data))
         body = LinkSerializer({"source_id": result.link.source_id, "target_id": result.link.target_id,
                                "link_type": result.link.link_type, "weight": result.link.weight,
                                "created": result.created}).data
@@ -91,6 +89,6 @@ class LinkDeleteView(APIView):
         responses={200: UnlinkResultSerializer, **error_responses(400, 401, 403, 404)},
     )
     def delete(self, request, source: str, target: str):
-        with LINK_ALIASES.reported():
+        with GRAPH_ALIASES.reported():
             removed = memory_unlink(actor=request.user, source_id=source, target_id=target)
         return Response(UnlinkResultSerializer({"removed": removed}).data)

@@ -2,7 +2,7 @@
 
 Each adapter gets the acting user and the validated input, calls the memory and cube services (and the access
 selector) in one worker thread, and returns the seed's fields. Services name fields in their own words
-(``content``, ``cube``, ``memory_id``); the profile's alias table (``inputs.ALIASES``) renames them to the MemGOS
+(``content``, ``cube_id``, ``memory_id``); the profile's alias table (``inputs.ALIASES``) renames them to the MemGOS
 argument the caller sent, so an error's ``details.parameter`` always names something the caller can fix.
 Memory ids are Engram's UUIDs.
 """

@@ -122,14 +122,10 @@ class ListToolsInput(SnakeCaseSeedModel):
 
 # Each tool's alias table: the services' argument names -> the tool's, where they differ.
 _SEARCH_ALIASES = Aliases({"text": "query", "limit": "top_k"})
-_CUBE_ALIASES = Aliases({"cube": "cube_id"})
 ALIASES = {
     "search_memories": _SEARCH_ALIASES,
     "context_search": _SEARCH_ALIASES,
-    "add_memory": Aliases({"content": "memory_content", "cube": "mem_cube_id"}),
-    "update_memory": Aliases({"content": "updated_content", "cube": "cube_id"}),
-    "delete_memory": _CUBE_ALIASES,
-    "cube_info": _CUBE_ALIASES,
-    "register_cube": Aliases({"path": "cube_path", "cube": "cube_id"}),
-    "chat": Aliases({"cube": "cube_ids"}),
+    "add_memory": Aliases({"content": "memory_content", "cube_id": "mem_cube_id"}),
+    "update_memory": Aliases({"content": "updated_content"}),
+    "register_cube": Aliases({"path": "cube_path"}),
 }
