@@ -3,8 +3,8 @@
 Over HTTP the SDK's bearer middleware asks ``EngramTokenVerifier`` about the token and keeps the
 answer in its auth context for the request; stdio authenticates once at start and enters the same
 context with ``authenticated``. Tools read it with ``current_caller``, so both transports share
-one rule set: the token's scopes gate reads and writes, and the ``userId`` argument may only name
-the token's own user, unless a staff user's token holds the admin scope.
+one rule set: the token's scopes gate reads and writes, and the user argument (ThoughtMCP's ``userId``,
+MemGOS's ``user_id``) may only name the token's own user, unless a staff user's token holds the admin scope.
 """
 from __future__ import annotations
 
@@ -108,21 +108,22 @@ def current_caller() -> Caller:
     return access_token.caller
 
 
-async def acting_user(caller: Caller, identifier: str) -> User:
-    """The user a tool acts for, from its ``userId`` argument. Arguments never widen access: only a
-    staff token with the admin scope may name somebody else."""
-    identifier = identifier.strip()
-    if not identifier:
-        raise InvalidInput("Missing required parameter: userId", field="userId")
-    if caller.is_named_by(identifier):
+async def acting_user(caller: Caller, user_id: str) -> User:
+    """The user a tool acts for, from its user argument (a username or id). Arguments never widen access: only a
+    staff token with the admin scope may name somebody else. Errors name the field ``user_id``; each profile's
+    alias table renames it. The messages keep the word "userId" that both seeds' clients read."""
+    user_id = user_id.strip()
+    if not user_id:
+        raise InvalidInput("Missing required parameter: userId", field="user_id")
+    if caller.is_named_by(user_id):
         return caller.user
     if not caller.may_act_for_others():
         raise PermissionDenied(
             "userId does not match the authenticated user",
-            extra={"field": "userId", "suggestion": f"Use your own user id: {caller.user.get_username()!r} "
-                                                    f"(or {caller.user.pk})."},
+            extra={"field": "user_id", "suggestion": f"Use your own user id: {caller.user.get_username()!r} "
+                                                     f"(or {caller.user.pk})."},
         )
-    user = await database_sync_to_async(user_resolve)(identifier=identifier)
+    user = await database_sync_to_async(user_resolve)(identifier=user_id)
     if user is None or not user.is_active:
-        raise NotFound(f"User {identifier!r} not found", extra={"field": "userId"})
+        raise NotFound(f"User {user_id!r} not found", extra={"field": "user_id"})
     return user

@@ -2,7 +2,6 @@
 error types."""
 from __future__ import annotations
 
-import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -10,7 +9,7 @@ from mcp_types import CallToolResult
 
 from apps.core.timestamps import iso_timestamp
 from apps.mcp.envelopes import check_field_suggestion, tool_result
-from apps.mcp.errors import MISSING_PARAMETER, UNKNOWN_PARAMETER, ToolFailure
+from apps.mcp.errors import MISSING_PARAMETER, ToolFailure
 
 
 class MemGosEnvelope:
@@ -34,20 +33,13 @@ class MemGosEnvelope:
 
     def failure(self, failure: ToolFailure) -> CallToolResult:
         kind, code = self._kind(failure)
-        details: dict[str, Any] = {"parameter": self._parameter(failure)} if failure.field else {}
+        details: dict[str, Any] = {"parameter": failure.field} if failure.field else {}
         details.update(failure.extra)
         # Every failure says what to do about it; the seed's details object is free-form.
         details["suggestion"] = failure.suggestion or check_field_suggestion(failure)
         error = {"type": kind, "message": self._message(failure, code), "code": code, "details": details,
                  "timestamp": iso_timestamp(datetime.now(timezone.utc))}
         return tool_result({"success": False, "error": error}, is_error=True)
-
-    def _parameter(self, failure: ToolFailure) -> str:
-        """The argument at fault as the caller spells it: an unknown one as sent, the MCP edge's camelCase
-        userId as MemGOS's user_id."""
-        if failure.message.startswith(UNKNOWN_PARAMETER):
-            return failure.field
-        return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda match: "_" + match.group(1).lower(), failure.field)
 
     def _kind(self, failure: ToolFailure) -> tuple[str, str]:
         if failure.message.startswith(MISSING_PARAMETER):

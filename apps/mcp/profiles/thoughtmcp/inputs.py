@@ -27,9 +27,10 @@ OWNER_ID = "User ID for ownership verification (required)"
 SECTORS_TO_SEARCH = "Memory sectors to search (default: all sectors)"
 
 
-# The memory services' argument names -> ThoughtMCP's, where they differ: errors name what the caller sent.
+# The memory services' and acting_user's argument names -> ThoughtMCP's, where they differ: errors name what the
+# caller sent.
 MEMORY_ALIASES = Aliases({
-    "primary_sector": "primarySector", "session_id": "sessionId", "memory_id": "memoryId",
+    "user_id": "userId", "primary_sector": "primarySector", "session_id": "sessionId", "memory_id": "memoryId",
     "min_strength": "minStrength", "min_salience": "minSalience", "date_start": "dateRange.start",
     "date_end": "dateRange.end", "date_range": "dateRange", "keywords": "metadata.keywords",
     "tags": "metadata.tags", "category": "metadata.category", "context": "metadata.context",
