@@ -24,16 +24,22 @@ def add_service_error(form: forms.Form, error: DomainError) -> None:
     if field is None:
         form.add_error(None, error.message)
         return
-
-    def label(name: str) -> str:
-        # "min_strength must be ..." names the service's argument; next to the input, say the label people see.
-        return (form.fields[name].label or pretty_name(name)) if name in form.fields else name
-
     service_field = error.extra.get("field")
     message = error.message
     if message.startswith(f"{service_field} "):
-        message = f"{label(field)}{message[len(service_field):]}"
-    form.add_error(field, _aliases(form).caller_message(message, spell=label))
+        message = f"{field}{message[len(service_field):]}"
+    form.add_error(field, in_form_words(form, message))
+
+
+def in_form_words(form: forms.Form, message: str) -> str:
+    """A service's message with the names it quotes spelled as the labels people see next to the inputs
+    ("min_strength must be ..." -> "Min strength must be ..."). A plain word such as "name" is prose there unless it opens the message."""
+    def label(name: str) -> str:
+        return (form.fields[name].label or pretty_name(name)) if name in form.fields else name
+
+    # Every field the form shows is a name the message may quote.
+    names = Aliases({**{name: name for name in form.fields}, **getattr(form, "service_fields", {})})
+    return names.caller_message(message, spell=label)
 
 
 def _aliases(form: forms.Form) -> Aliases:

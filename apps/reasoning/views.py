@@ -28,7 +28,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from markdown_it import MarkdownIt
 
 from apps.core.exceptions import DomainError, InvalidInput, NotFound
-from apps.core.forms import add_service_error
+from apps.core.forms import add_service_error, in_form_words
 from apps.core.pages import act, not_found_is_404, submit
 from apps.reasoning import forms as reasoning_forms
 from apps.reasoning.analysis.bias import BIAS_TYPES
@@ -133,7 +133,7 @@ def session_detail(request, session_id):
                             **form.service_arguments())
         messages.success(request, f"Thought {added.thought.thought_number} added.")
         for notice in added.notices:
-            messages.info(request, notice)
+            messages.info(request, in_form_words(form, notice))
         return redirect(reverse("reasoning:session-detail", args=[session.pk]) + f"#thought-{added.thought.pk}")
 
     # Naming a thought that does not exist (revise or branch from it) is a mistake in a number typed.

@@ -203,7 +203,7 @@ def test_add_thought_form_shows_the_services_errors_next_to_their_fields(alice, 
     assert "Thought 9 does not exist" in str(fork.context["form"].errors["branch_from_thought"])
     unnamed = alice.post(url("session-detail", chain.pk), {"thought": "A branch without a name", "thought_number": "6",
                                                            "total_thoughts": "6", "branch_from_thought": "2"})
-    assert "branch_id is missing" in str(unnamed.context["form"].errors["branch_id"])
+    assert "Branch id is missing" in str(unnamed.context["form"].errors["branch_id"])
     zero = alice.post(url("session-detail", chain.pk), {"thought": "Zero", "thought_number": "0", "total_thoughts": "6"})
     assert "Thought number must be" in str(zero.context["form"].errors["thought_number"])
     blank = alice.post(url("session-detail", chain.pk), {"thought": "No number", "total_thoughts": "6"})
