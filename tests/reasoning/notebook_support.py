@@ -48,7 +48,9 @@ def esbuild_binary() -> str:
     binary = cache / "node_modules" / ".bin" / "esbuild"
     if not os.access(binary, os.X_OK):
         if (reason := npm_registry_missing()) is not None:
-            pytest.skip(f"{reason}, and esbuild is neither built (make frontend) nor cached in {cache}")
+            # `make test` builds the frontend first, so only a bare pytest run gets here: say how to mend it.
+            pytest.fail(f"{reason}, and esbuild is neither built nor cached in {cache}: run `make frontend`, "
+                        "then run the tests again.")
         cache.mkdir(parents=True, exist_ok=True)
         subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(cache),
                         f"esbuild@{version}"], check=True, capture_output=True, timeout=300)
