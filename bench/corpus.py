@@ -8,12 +8,11 @@ voiced by one speaker, so vocabulary and lengths are those of real chat memories
 on (seed, i): the corpus is deterministic, and a run that stops resumes where it left off.
 
 The first --real memories (default 1000) go through memory_store_many, the path import_memories takes
-(five sector embeddings each, keywords, salience, links); the rate printed is the batched-import
-throughput. Storing 100k that way needs 500k model calls, hours on two shared cores, so the rest are
-filled in bulk: each row is built by the service's own build_memory (validation, keywords, salience),
-its semantic vector is the normalised mean of the real MiniLM vectors of its sentences (each distinct
-sentence embedded once), and each other sector vector adds that sector's mean offset measured on the
-real memories. Filled rows have no links. Retrieval then works on realistic text and vectors that
+(the content's vector, keywords, salience, links); the rate printed is the batched-import throughput.
+The rest are filled in bulk, which is faster still: each row is built by the service's own build_memory
+(validation, keywords, salience), and its vector is the normalised mean of the real MiniLM vectors of its
+sentences (each distinct sentence embedded once), with the content's real token count. Filled rows have
+no links. Retrieval then works on realistic text and vectors that
 match it, at full scale; docs/benchmarks.md says which figures come from which rows.
 ``--from-db`` copies a smaller corpus first (CREATE DATABASE ... TEMPLATE), so 100k grows out of 10k.
 """
@@ -122,7 +121,7 @@ def main() -> None:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("VACUUM (ANALYZE) memories_memory, memories_memoryembedding")
+        cursor.execute("VACUUM (ANALYZE) memories_memory, memories_memoryvector")
 
 
 def fill(user, indices: range, *, seed: int, speakers: list[str], sentences: list[str]) -> None:
@@ -130,10 +129,10 @@ def fill(user, indices: range, *, seed: int, speakers: list[str], sentences: lis
     from django.db import transaction
 
     from apps.cubes.services import cube_ensure_personal
-    from apps.memories.models import Memory, MemoryEmbedding
+    from apps.memories.models import Memory, MemoryVector
+    from apps.memories.sectors import token_counts
     from apps.memories.services.store import build_memory
 
-    offsets = sector_offsets(user)
     distinct = sorted(set(sentences))
     sentence_vectors = dict(zip(distinct, sentence_embeddings(distinct)))
     cube = cube_ensure_personal(actor=user)
@@ -147,16 +146,17 @@ def fill(user, indices: range, *, seed: int, speakers: list[str], sentences: lis
             item = memory_item(index, seed=seed, speakers=speakers, sentences=sentences)
             semantic = unit(np.mean([sentence_vectors[s] for s in item.pop("sentences")], axis=0))
             memories.append(build_memory(actor=user, cube=cube, **item))
-            rows.append({sector: unit(semantic + offsets[sector]) for sector in SECTORS})
+            rows.append(semantic)
         created = [memory.created_at for memory in memories]
         with transaction.atomic():
             Memory.objects.bulk_create(memories)
             for memory, created_at in zip(memories, created):
                 memory.created_at = created_at  # bulk_create applies auto_now_add
             Memory.objects.bulk_update(memories, ["created_at"])
-            MemoryEmbedding.objects.bulk_create([
-                MemoryEmbedding(memory=memory, sector=sector, embedding=vector.tolist())
-                for memory, vectors in zip(memories, rows) for sector, vector in vectors.items()
+            tokens = token_counts([memory.content for memory in memories])
+            MemoryVector.objects.bulk_create([
+                MemoryVector(memory=memory, embedding=vector.tolist(), tokens=count)
+                for memory, vector, count in zip(memories, rows, tokens)
             ])
         done = chunk_start + len(memories) - indices.start
         print(f"{chunk_start + len(memories)} memories, filled {done / (time.perf_counter() - started):.0f}/s",
@@ -173,9 +173,9 @@ def hnsw_index(*, present: bool) -> None:
     run builds it."""
     from django.db import connection
 
-    from apps.memories.models import MemoryEmbedding
+    from apps.memories.models import MemoryVector
 
-    [index] = [index for index in MemoryEmbedding._meta.indexes if index.name == "memory_embedding_hnsw"]
+    [index] = MemoryVector._meta.indexes
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [index.name])
         exists = cursor.fetchone() is not None
@@ -183,7 +183,7 @@ def hnsw_index(*, present: bool) -> None:
             cursor.execute("SET maintenance_work_mem = '4GB'")
     if exists != present:
         with connection.schema_editor() as editor:
-            (editor.add_index if present else editor.remove_index)(MemoryEmbedding, index)
+            (editor.add_index if present else editor.remove_index)(MemoryVector, index)
 
 
 def sentence_embeddings(distinct: list[str]):
@@ -210,23 +210,6 @@ def unit(vector):
     import numpy as np
 
     return vector / np.linalg.norm(vector)
-
-
-def sector_offsets(user) -> dict:
-    """Each sector's mean difference from the semantic vector, over the memories stored for real."""
-    import numpy as np
-
-    from apps.memories.models import MemoryEmbedding
-
-    by_memory: dict = {}
-    for memory_id, sector, vector in MemoryEmbedding.objects.filter(memory__owner=user).values_list(
-        "memory_id", "sector", "embedding"
-    )[:5000]:
-        by_memory.setdefault(memory_id, {})[sector] = np.array(vector, dtype=np.float32)
-    complete = [vectors for vectors in by_memory.values() if len(vectors) == len(SECTORS)]
-    if not complete:
-        raise SystemExit("No memory was stored for real yet: run with --real 1 or more first.")
-    return {sector: np.mean([v[sector] - v["semantic"] for v in complete], axis=0) for sector in SECTORS}
 
 
 if __name__ == "__main__":

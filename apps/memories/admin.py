@@ -1,7 +1,7 @@
 """Admin for curating the memory graph. Memories are made and changed by services, so the change
 form is read-only and every action (and the delete page) calls a service with the curator as the actor, in
 the services' curator mode: staff with the 'change memory' permission curate every user's memories. Vectors are never
-rendered: they are in MemoryEmbedding, which has no admin."""
+rendered: they are in MemoryVector, which has no admin."""
 from django.contrib import admin, messages
 from django.shortcuts import redirect
 

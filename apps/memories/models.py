@@ -6,7 +6,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import HalfVectorField, HnswIndex
 
 from apps.core.models import TimeStampedModel
 
@@ -91,19 +91,20 @@ class Memory(TimeStampedModel):
         return self.deleted_at is not None
 
 
-class MemoryEmbedding(models.Model):
-    """One vector per sector: the same model over five sector texts (see REFERENCE.md)."""
+class MemoryVector(models.Model):
+    """A memory's embedding: the model's vector of its content, in half precision. Its five sector vectors
+    are derived from it (apps/memories/sectors.py), so one model pass and one stored vector serve all five."""
 
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="embeddings")
-    sector = models.CharField(max_length=12, choices=Sector.choices)
-    embedding = VectorField(dimensions=settings.ENGRAM_EMBEDDING_DIMENSIONS)
+    memory = models.OneToOneField(Memory, primary_key=True, on_delete=models.CASCADE, related_name="vector")
+    embedding = HalfVectorField(dimensions=settings.ENGRAM_EMBEDDING_DIMENSIONS)
+    # How many tokens the model read: a sector's offset from the content vector scales with its inverse.
+    tokens = models.PositiveSmallIntegerField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["memory", "sector"], name="one_embedding_per_sector")]
         indexes = [
             HnswIndex(
-                name="memory_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
-                opclasses=["vector_cosine_ops"],
+                name="memory_vector_hnsw", fields=["embedding"], m=16, ef_construction=64,
+                opclasses=["halfvec_cosine_ops"],
             ),
         ]
 

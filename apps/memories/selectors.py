@@ -6,7 +6,7 @@ from django.db.models import Count, Q, QuerySet
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound
 from apps.cubes.access import AccessDecision, cube_access, cube_ids_readable
-from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
+from apps.memories.models import Memory, MemoryLink, MemoryVector
 from apps.memories.validation import MemoryFilters
 from apps.memories.vectors import nearest_in_scope
 
@@ -143,13 +143,12 @@ def memory_counts(*, actor: User) -> dict:
 
 
 def memory_neighbours(*, actor: User, memory_id, limit: int = 5) -> list[tuple[Memory, float]]:
-    """The readable live memories nearest in meaning (semantic vectors, cosine), with their similarity:
+    """The readable live memories nearest in meaning (content vectors, cosine), with their similarity:
     what the graph could link next, shown beside the links it has."""
     memory = memory_get(actor=actor, memory_id=memory_id)
-    vector = MemoryEmbedding.objects.filter(memory=memory, sector="semantic").values_list("embedding", flat=True).first()
+    vector = MemoryVector.objects.filter(memory=memory).values_list("embedding", flat=True).first()
     if vector is None:
         return []
-    nearest = nearest_in_scope(memories_readable(actor=actor).exclude(pk=memory.pk), vector, sector="semantic",
-                               limit=limit)
+    nearest = nearest_in_scope(memories_readable(actor=actor).exclude(pk=memory.pk), vector, limit=limit)
     memories = Memory.objects.in_bulk([memory_id for memory_id, _ in nearest])
     return [(memories[memory_id], round(1.0 - distance, 4)) for memory_id, distance in nearest]

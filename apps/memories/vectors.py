@@ -12,9 +12,12 @@ back short or empty. ``nearest_in_scope`` therefore compares a small scope exact
 from contextlib import contextmanager
 
 from django.db import connection, transaction
-from django.db.models import QuerySet
-from pgvector import Vector
+from django.db.models import F, FloatField, Func, QuerySet
+import numpy as np
+from pgvector import HalfVector, Vector
 from pgvector.django import CosineDistance
+
+from apps.memories.sectors import SEMANTIC, sector_offsets
 
 HNSW_EF_SEARCH = 200
 # A scope of at most this many memories is compared exactly (a few milliseconds), never through HNSW.
@@ -22,8 +25,8 @@ EXACT_SCOPE_MEMORIES = 2000
 
 
 def vector_text(vector) -> str:
-    """A vector (a list of floats or a numpy array) in pgvector's text form, for a ``%s::vector`` parameter of
-    raw SQL: what pgvector.django's own distance functions send."""
+    """A vector (a list of floats or a numpy array) in pgvector's text form, for a ``%s::vector`` or
+    ``%s::halfvec`` parameter of raw SQL: what pgvector.django's own distance functions send."""
     return Vector(vector).to_text()
 
 
@@ -37,42 +40,80 @@ def filtered_vector_scan():
         yield
 
 
-def nearest_exactly(memory_ids: list, vector, sectors: list[str], limit: int) -> list[tuple]:
-    """(memory id, distance) of the ``limit`` memories of ``memory_ids`` nearest ``vector`` over ``sectors``,
-    nearest first, every vector compared.
+def sector_similarity_sql(query, sectors, *, vector: str, tokens: str, similarity: str,
+                          similarity_params: tuple = ()) -> tuple[str, list]:
+    """SQL and parameters for the best cosine similarity between `query` and a memory's sector vectors over
+    `sectors`, given the SQL of the memory's content vector, its token count, and its cosine similarity with
+    the query (with `similarity_params`): (q.v + q.a / n) / sqrt(1 + 2 v.a / n + a.a / n^2) per sector
+    (apps/memories/sectors.py), where `v <#> a` is -v.a."""
+    offsets = sector_offsets()
+    query = np.asarray(query, dtype=np.float32)
+    terms, params = [], []
+    for sector in dict.fromkeys(sectors):
+        params += similarity_params
+        if sector == SEMANTIC:
+            terms.append(similarity)
+            continue
+        offset = offsets.of(sector)
+        n = f"GREATEST({tokens}, 1)::float8"
+        terms.append(f"({similarity} + %s / {n}) / sqrt(1 - 2 * ({vector} <#> %s::halfvec) / {n} + %s / ({n} * {n}))")
+        params += [float(query @ offset), vector_text(offset), float(offset @ offset)]
+    return (terms[0] if len(terms) == 1 else f"GREATEST({', '.join(terms)})"), params
 
-    The distances are computed in a subquery that PostgreSQL may not flatten (OFFSET 0), so that only
-    (memory id, distance) pairs reach the aggregate, never whole rows with their vectors sorted by memory
-    id (docs/benchmarks.md#retrieve-and-search-latency). With no ORDER BY on the distance inside, the HNSW
-    index stays out."""
-    from apps.memories.models import MemoryEmbedding
+
+class BestSectorSimilarity(Func):
+    """The ORM's form of sector_similarity_sql: the best similarity between `query` and the sector vectors
+    (over `sectors`) of a MemoryVector's `embedding` and `tokens` columns."""
+
+    output_field = FloatField()
+
+    def __init__(self, *, query, sectors):
+        super().__init__(F("embedding"), F("tokens"))
+        self.query, self.sectors = query, list(sectors)
+
+    def as_sql(self, compiler, connection, **extra_context):
+        (vector, vector_params), (tokens, tokens_params) = (compiler.compile(e) for e in self.source_expressions)
+        assert not vector_params and not tokens_params  # plain columns
+        return sector_similarity_sql(self.query, self.sectors, vector=vector, tokens=tokens,
+                                     similarity=f"(1 - ({vector} <=> %s::halfvec))",
+                                     similarity_params=(vector_text(self.query),))
+
+
+def nearest_exactly(memory_ids: list, vector, sectors: list[str], limit: int) -> list[tuple]:
+    """(memory id, distance) of the ``limit`` memories of ``memory_ids`` nearest ``vector`` over ``sectors``
+    (distance = 1 - the best sector similarity), nearest first, every vector compared.
+
+    Each vector's similarity is computed once, in a subquery PostgreSQL may not flatten (OFFSET 0); with
+    no ORDER BY on a distance inside, the HNSW index stays out."""
+    from apps.memories.models import MemoryVector
 
     if not memory_ids:
         return []
+    best, params = sector_similarity_sql(vector, sectors, vector="v", tokens="n", similarity="s")
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT memory_id, min(distance) AS distance FROM ("
-            f"SELECT memory_id, embedding <=> %s::vector AS distance FROM {MemoryEmbedding._meta.db_table} "
-            "WHERE memory_id = ANY(%s::uuid[]) AND sector = ANY(%s::text[]) OFFSET 0) AS compared "
-            "GROUP BY memory_id ORDER BY distance, memory_id LIMIT %s",
-            [vector_text(vector), list(memory_ids), list(sectors), limit],
+            f"SELECT memory_id, 1 - {best} AS distance FROM ("
+            f"SELECT memory_id, embedding AS v, tokens AS n, 1 - (embedding <=> %s::halfvec) AS s "
+            f"FROM {MemoryVector._meta.db_table} "
+            "WHERE memory_id = ANY(%s::uuid[]) OFFSET 0) AS compared ORDER BY distance, memory_id LIMIT %s",
+            [*params, vector_text(vector), list(memory_ids), limit],
         )
         return cursor.fetchall()
 
 
-def nearest_in_scope(scope: QuerySet, vector, *, sector: str, limit: int) -> list[tuple]:
-    """(memory id, distance) of the ``limit`` memories of ``scope`` (a Memory queryset) nearest ``vector`` in
-    one sector, nearest first: exactly when the scope holds at most EXACT_SCOPE_MEMORIES, else through the
-    index with an iterative scan."""
-    from apps.memories.models import MemoryEmbedding
+def nearest_in_scope(scope: QuerySet, vector, *, limit: int) -> list[tuple]:
+    """(memory id, distance) of the ``limit`` memories of ``scope`` (a Memory queryset) whose content vectors are
+    nearest ``vector``, nearest first: exactly when the scope holds at most EXACT_SCOPE_MEMORIES, else through
+    the index with an iterative scan."""
+    from apps.memories.models import MemoryVector
 
     ids = list(scope.values_list("pk", flat=True)[:EXACT_SCOPE_MEMORIES + 1])
     if len(ids) <= EXACT_SCOPE_MEMORIES:
-        return nearest_exactly(ids, vector, [sector], limit)
+        return nearest_exactly(ids, vector, [SEMANTIC], limit)
     with filtered_vector_scan():
         rows = list(
-            MemoryEmbedding.objects.filter(sector=sector, memory_id__in=scope.values("pk"))
-            .annotate(distance=CosineDistance("embedding", vector)).order_by("distance")
+            MemoryVector.objects.filter(memory_id__in=scope.values("pk"))
+            .annotate(distance=CosineDistance("embedding", HalfVector(vector))).order_by("distance")
             .values_list("memory_id", "distance")[:limit]
         )
     return sorted(rows, key=lambda row: row[1])

@@ -9,7 +9,7 @@ from django.urls import reverse
 from apps.accounts.models import ApiToken, token_digest
 from apps.accounts.services import token_authenticate
 from apps.cubes.models import Cube, CubeMembership
-from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
+from apps.memories.models import Memory, MemoryLink, MemoryVector
 
 pytestmark = pytest.mark.django_db
 MEMORY_CHANGELIST = reverse("admin:memories_memory_changelist")
@@ -49,11 +49,12 @@ def test_boost_action(admin_client_for_staff, carols_memories):
 
 def test_reembed_action_replaces_the_vectors(admin_client_for_staff, carols_memories):
     memory = carols_memories[0]
-    before = set(MemoryEmbedding.objects.filter(memory=memory).values_list("pk", flat=True))
+    right = MemoryVector.objects.get(memory=memory).embedding
+    MemoryVector.objects.filter(memory=memory).update(embedding=[0.0] * (len(right) - 1) + [1.0], tokens=1)
     messages = run_action(admin_client_for_staff, "reembed", [memory])
     assert messages == ["Re-embedded 1 memory."]
-    after = set(MemoryEmbedding.objects.filter(memory=memory).values_list("pk", flat=True))
-    assert len(after) == 5 and after.isdisjoint(before)
+    after = MemoryVector.objects.get(memory=memory)
+    assert after.embedding == right and after.tokens > 1
 
 
 def test_curators_reach_every_users_memories(admin_client_for_staff, staff_user, user, store):
@@ -138,7 +139,7 @@ def test_memory_delete_page_hard_deletes_through_the_service(admin_client_for_st
     assert admin_client_for_staff.get(url).status_code == 200
     admin_client_for_staff.post(url, {"post": "yes"})
     assert not Memory.objects.filter(pk=memory.pk).exists()
-    assert not MemoryEmbedding.objects.filter(memory_id=memory.pk).exists()
+    assert not MemoryVector.objects.filter(memory_id=memory.pk).exists()
 
     alices = store(user, "Another user's memory, curated from the admin.")
     admin_client_for_staff.post(reverse("admin:memories_memory_delete", args=[alices.pk]), {"post": "yes"})

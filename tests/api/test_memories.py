@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
+from apps.memories.models import Memory, MemoryLink, MemoryVector
 from apps.memories.services import memory_delete
 from tests.api.conftest import memory_url
 from tests.api.envelope import assert_error
@@ -39,7 +39,7 @@ def test_store_returns_the_created_memory(api, user):
     assert body["tags"] == ["ops"] and body["category"] == "deploy" and body["metadata"] == {"source": "chat"}
     assert body["session_id"] == "s-1" and body["agent_id"] == "claude" and body["importance"] == 0.9
     assert "migrations" in body["keywords"], "keywords are extracted when none are given"
-    assert MemoryEmbedding.objects.filter(memory=memory).count() == 5
+    assert MemoryVector.objects.filter(memory=memory).count() == 1
 
 
 def test_store_defaults_to_the_semantic_sector(api):
@@ -113,12 +113,11 @@ def test_patch_changes_only_the_given_fields(api, user, store):
 
 def test_patch_with_new_content_re_embeds(api, user, store):
     memory = store(user, "The build uses Python 3.11")
-    before = {e.sector: list(e.embedding) for e in MemoryEmbedding.objects.filter(memory=memory)}
+    before = MemoryVector.objects.get(memory=memory).embedding
     response = api.patch(memory_url(memory), {"content": "Gardening tips for growing tomatoes"}, format="json")
     assert response.status_code == 200
     assert "tomatoes" in response.json()["keywords"]
-    after = {e.sector: list(e.embedding) for e in MemoryEmbedding.objects.filter(memory=memory)}
-    assert after.keys() == before.keys() and after["semantic"] != before["semantic"]
+    assert MemoryVector.objects.get(memory=memory).embedding != before
 
 
 def test_soft_delete_then_restore(api, user, store):
@@ -147,7 +146,7 @@ def test_hard_delete_removes_the_memory_with_its_vectors_and_links(api, user, st
     response = api.delete(memory_url(memory) + "?hard=true")
     assert response.status_code == 204
     assert not Memory.objects.filter(pk=memory.pk).exists()
-    assert not MemoryEmbedding.objects.filter(memory_id=memory.pk).exists()
+    assert not MemoryVector.objects.filter(memory_id=memory.pk).exists()
     assert not MemoryLink.objects.filter(source_id=memory.pk).exists()
     assert_error(api.get(memory_url(memory)), 404, code="not_found")
 

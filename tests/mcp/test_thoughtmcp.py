@@ -8,7 +8,7 @@ import uuid
 import pytest
 from channels.db import database_sync_to_async
 
-from apps.memories.models import Memory, MemoryEmbedding
+from apps.memories.models import Memory, MemoryVector
 from apps.memories.services import memory_restore
 from tests.mcp.schema_bounds import assert_seed_schema
 from tests.mcp.support import MEMORY_TOOLS, SEED_TOOLS, envelope, in_process
@@ -92,7 +92,7 @@ async def test_seed_examples_work_end_to_end(user, alice_token, seed_examples):
         deleted = data_of(await client.call_tool("delete_memory", {**examples["delete_memory"], "memoryId": memory_id}))
         assert deleted == {"memoryId": memory_id, "deletionType": "hard", "message": "Memory and all related data removed"}
     assert await reload(memory_id) is None
-    assert not await database_sync_to_async(MemoryEmbedding.objects.filter(memory_id=memory_id).exists)()
+    assert not await database_sync_to_async(MemoryVector.objects.filter(memory_id=memory_id).exists)()
 
 
 async def test_delete_without_soft_is_recoverable(user, alice_token, alice_memory):

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import connection
 
 from apps.graph.models import GraphEvent
-from apps.memories.models import MemoryEmbedding
+from apps.memories.models import MemoryVector
 from apps.memories.tasks import reembed_memory
 from config.celery import app
 
@@ -82,7 +82,7 @@ def vectors_held():
 
     class Hold:
         def __call__(self, memory):
-            holder.execute(f"SELECT 1 FROM {MemoryEmbedding._meta.db_table} WHERE memory_id = %s FOR UPDATE",
+            holder.execute(f"SELECT 1 FROM {MemoryVector._meta.db_table} WHERE memory_id = %s FOR UPDATE",
                            [memory.pk])
 
         def release(self):
@@ -97,7 +97,7 @@ def task_waiting_on_vectors() -> list[int]:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' "
-            "AND query LIKE %s", [f'DELETE FROM "{MemoryEmbedding._meta.db_table}"%'])
+            "AND query LIKE %s", [f'DELETE FROM "{MemoryVector._meta.db_table}"%'])
         return [row[0] for row in cursor.fetchall()]
 
 
@@ -161,7 +161,7 @@ def test_a_worker_killed_mid_task_loses_nothing_and_a_new_worker_completes_it_on
     workers("second")
     wait_for(lambda: relinked(memory) >= 1 and not broker_messages(), "the task to be redelivered and acked")
     assert relinked(memory) == 1  # once: the ack deleted the message, so nothing can deliver it again
-    assert MemoryEmbedding.objects.filter(memory=memory).count() == 5
+    assert MemoryVector.objects.filter(memory=memory).count() == 1
 
 
 def test_a_pool_process_killed_mid_task_puts_the_task_back(user, store, workers, vectors_held):
@@ -179,5 +179,5 @@ def test_a_pool_process_killed_mid_task_puts_the_task_back(user, store, workers,
 
     wait_for(lambda: relinked(memory) >= 1 and not broker_messages(), "the task to run again in a new pool process")
     assert relinked(memory) == 1
-    assert MemoryEmbedding.objects.filter(memory=memory).count() == 5
+    assert MemoryVector.objects.filter(memory=memory).count() == 1
     assert worker.poll() is None  # the worker itself went on

@@ -57,7 +57,7 @@ def test_export_then_import_round_trips(user, other_user, store, tmp_path):
     assert [comparable(line) for line in again] == [comparable(line) for line in lines]
     assert [("deletedAt" in line) for line in again] == [False, False, True]
     assert Memory.objects.filter(owner=other_user, deleted_at__isnull=True).count() == 2
-    assert all(m.embeddings.count() == 5 for m in Memory.objects.filter(owner=other_user))
+    assert all(hasattr(m, "vector") for m in Memory.objects.filter(owner=other_user))
 
 
 def test_import_reads_snake_case_and_keeps_created_at(user, tmp_path):

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 from apps.cubes.models import CubeMembership
-from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
+from apps.memories.models import Memory, MemoryLink, MemoryVector
 from apps.memories.selectors import memory_get
 from apps.memories.services import (
     memory_boost, memory_decay, memory_delete, memory_reembed, memory_restore, memory_retrieve, memory_search,
@@ -17,23 +17,22 @@ from apps.memories.services.lifecycle import DECAY_FLOOR, SECTOR_DECAY_FACTORS
 
 def test_update_is_selective(user, store):
     memory = store(user, "User prefers dark mode", tags=["ui"], category="prefs")
-    vectors = list(MemoryEmbedding.objects.filter(memory=memory).order_by("sector").values_list("embedding", flat=True))
+    vector = MemoryVector.objects.get(memory=memory).embedding
     result = memory_update(actor=user, memory_id=memory.pk, strength=0.4, importance=0.9)
     memory.refresh_from_db()
     assert (memory.strength, memory.importance, memory.tags, memory.category) == (0.4, 0.9, ["ui"], "prefs")
     assert not result.embeddings_regenerated
-    after = list(MemoryEmbedding.objects.filter(memory=memory).order_by("sector").values_list("embedding", flat=True))
-    assert [list(v) for v in after] == [list(v) for v in vectors]
+    assert MemoryVector.objects.get(memory=memory).embedding == vector
 
 
 def test_new_content_re_embeds_and_relinks(user, store):
     store(user, "Deploys happen on Fridays after the standup", session_id="s")
     memory = store(user, "Lunch was pasta", session_id="s2")
-    before = list(MemoryEmbedding.objects.get(memory=memory, sector="semantic").embedding)
+    before = MemoryVector.objects.get(memory=memory).embedding
     result = memory_update(actor=user, memory_id=memory.pk, content="Deploys happen on Friday afternoons after standup")
     memory.refresh_from_db()
     assert result.embeddings_regenerated
-    assert list(MemoryEmbedding.objects.get(memory=memory, sector="semantic").embedding) != before
+    assert MemoryVector.objects.get(memory=memory).embedding != before
     assert "deploys" in memory.keywords
     assert result.connections_updated == MemoryLink.objects.filter(source=memory).count() >= 1
     assert memory_retrieve(actor=user, text="deploys on friday afternoons", limit=1).items[0].memory.pk == memory.pk
@@ -66,7 +65,7 @@ def test_soft_delete_hides_and_restore_brings_back(user, store):
     memory.refresh_from_db()
     assert memory.strength == 0 and memory.deleted_at and memory.deleted_by == user
     assert memory_retrieve(actor=user).total_count == 0
-    assert MemoryEmbedding.objects.filter(memory=memory).count() == 5
+    assert MemoryVector.objects.filter(memory=memory).count() == 1
     restored = memory_restore(actor=user, memory_id=memory.pk)
     assert restored.strength == 0.7 and restored.deleted_at is None
     assert memory_retrieve(actor=user).total_count == 1
@@ -84,7 +83,7 @@ def test_hard_delete_cascades(user, store):
     assert MemoryLink.objects.filter(target=first).exists()
     assert memory_delete(actor=user, memory_id=first.pk, soft=False) == "hard"
     assert not Memory.objects.filter(pk=first.pk).exists()
-    assert not MemoryEmbedding.objects.filter(memory_id=first.pk).exists()
+    assert not MemoryVector.objects.filter(memory_id=first.pk).exists()
     assert not MemoryLink.objects.filter(target_id=first.pk).exists()
     assert Memory.objects.filter(pk=second.pk).exists()
 
@@ -129,9 +128,9 @@ def test_boost_raises_importance_and_salience(user, store):
 
 def test_reembed_restores_missing_vectors(user, store):
     memory = store(user, "Vectors matter")
-    MemoryEmbedding.objects.filter(memory=memory, sector="emotional").delete()
+    MemoryVector.objects.filter(memory=memory).delete()
     memory_reembed(actor=user, memory_id=memory.pk)
-    assert MemoryEmbedding.objects.filter(memory=memory).count() == 5
+    assert MemoryVector.objects.filter(memory=memory).count() == 1
 
 
 def test_decay_follows_the_sector_rate_and_is_consistent_over_runs(user, store):

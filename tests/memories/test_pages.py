@@ -4,7 +4,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from apps.cubes.models import Cube, CubeMembership
-from apps.memories.models import Memory, MemoryEmbedding
+from apps.memories.models import Memory, MemoryVector
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +31,7 @@ def test_store_form_stores_through_the_service(alice, user):
     assert memory.tags == ["release", "process"]
     assert memory.keywords, "keywords left empty are extracted by the service"
     assert memory.category == "engineering" and memory.context == "retro 2025-06"
-    assert MemoryEmbedding.objects.filter(memory=memory).count() == 5
+    assert MemoryVector.objects.filter(memory=memory).count() == 1
     detail = alice.get(response["Location"])
     assert "Memory stored" in detail.content.decode()
 
@@ -94,19 +94,19 @@ def edit_form(memory, **changes):
 
 def test_edit_changes_only_what_changed(alice, user, store):
     memory = store(user, "The office wifi is called Larch.\nIts password is on the fridge.", tags=["office"])
-    vectors_before = set(MemoryEmbedding.objects.filter(memory=memory).values_list("pk", flat=True))
+    vector_before = MemoryVector.objects.get(memory=memory).embedding
     form = edit_form(memory, content=memory.content.replace("\n", "\r\n"), importance="0.8", tags="office, wifi")
     response = alice.post(reverse("dashboard:memory-edit", args=[memory.pk]), form)
     assert response.status_code == 302
     memory.refresh_from_db()
     assert memory.importance == 0.8 and memory.tags == ["office", "wifi"]
-    assert set(MemoryEmbedding.objects.filter(memory=memory).values_list("pk", flat=True)) == vectors_before
+    assert MemoryVector.objects.get(memory=memory).embedding == vector_before
 
     response = alice.post(reverse("dashboard:memory-edit", args=[memory.pk]),
                           edit_form(memory, content="The office wifi is now called Birch.", keywords=""))
     memory.refresh_from_db()
     assert memory.content == "The office wifi is now called Birch."
-    assert set(MemoryEmbedding.objects.filter(memory=memory).values_list("pk", flat=True)).isdisjoint(vectors_before)
+    assert MemoryVector.objects.get(memory=memory).embedding != vector_before
     assert "rebuilt" in alice.get(response["Location"]).content.decode()
 
 
@@ -155,7 +155,7 @@ def test_boost_soft_delete_restore_and_destroy(alice, user, store):
     response = alice.post(reverse("dashboard:memory-destroy", args=[memory.pk]))
     assert response["Location"] == reverse("dashboard:memory-list")
     assert not Memory.objects.filter(pk=memory.pk).exists()
-    assert not MemoryEmbedding.objects.filter(memory_id=memory.pk).exists()
+    assert not MemoryVector.objects.filter(memory_id=memory.pk).exists()
     assert alice.get(detail).status_code == 404
 
 

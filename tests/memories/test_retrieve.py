@@ -159,23 +159,3 @@ def test_bad_filters_name_their_field(filters, field):
     assert caught.value.field == field
 
 
-def test_when_the_nearest_vectors_hold_too_few_memories_every_sectors_pool_is_scored(user, corpus, monkeypatch):
-    """The pool's nearest memories are found inside the scoring statement; when those vectors hold fewer
-    than half a pool of memories, the slower way (every sector's pool, then scoring) answers the same."""
-    from apps.memories.services.retrieval import planner
-
-    def scored(text):
-        return [(item.memory.pk, item.score, item.dense, item.lexical)
-                for item in memory_retrieve(actor=user, text=text, reinforce=False).items]
-
-    expected = scored("a happy hike near the lake")
-    real, calls = planner.score_pool, []
-
-    def too_few_the_first_time(*args, nearest=0, **kwargs):
-        calls.append(nearest)
-        return None if nearest else real(*args, nearest=nearest, **kwargs)
-
-    monkeypatch.setattr(planner, "score_pool", too_few_the_first_time)
-    assert scored("a happy hike near the lake") == expected
-    assert calls == [planner.MIN_POOL, 0]
-    assert len(expected) == 4 and expected[0][0] == corpus["trip"].pk

@@ -46,11 +46,11 @@ def crowded(user, other_user, store):
     from django.db import connection
 
     from apps.cubes.services import cube_ensure_personal
-    from apps.memories.models import Memory, MemoryEmbedding
+    from apps.memories.models import Memory, MemoryVector
 
     first = store(user, "Water the tomatoes every other evening", session_id="a")
     second = store(user, "Tomato plants need watering every second night", session_id="b")
-    vector = MemoryEmbedding.objects.get(memory=first, sector="semantic").embedding
+    vector = MemoryVector.objects.get(memory=first).embedding
     cube = cube_ensure_personal(actor=other_user)
     bobs = Memory.objects.bulk_create(
         [Memory(cube=cube, owner=other_user, content=f"Bob's note {n}") for n in range(300)]
@@ -61,8 +61,8 @@ def crowded(user, other_user, store):
         near = np.array(vector, dtype=float)
         near[n % len(near)] += 0.001 * (1 + n // len(near))
         nudged.append(near / np.linalg.norm(near))
-    MemoryEmbedding.objects.bulk_create(
-        [MemoryEmbedding(memory=memory, sector="semantic", embedding=near) for memory, near in zip(bobs, nudged)]
+    MemoryVector.objects.bulk_create(
+        [MemoryVector(memory=memory, embedding=near, tokens=8) for memory, near in zip(bobs, nudged)]
     )
     with connection.cursor() as cursor:
         # The exact path needs a sort; the HNSW scan yields rows in order: this makes the planner take it.
@@ -76,12 +76,14 @@ def test_neighbours_are_found_when_other_users_crowd_the_index(user, crowded):
 
 
 def test_links_are_found_when_other_users_crowd_the_index(user, crowded):
-    from apps.memories.models import MemoryEmbedding
+    from apps.memories.models import MemoryVector
+    from apps.memories.sectors import ContentVector
     from apps.memories.services.linking import choose_links
 
     first, second = crowded
-    vectors = {e.sector: list(e.embedding) for e in MemoryEmbedding.objects.filter(memory=second)}
-    assert [candidate.target_id for candidate in choose_links(second, vectors)] == [str(first.pk)]
+    stored = MemoryVector.objects.get(memory=second)
+    content = ContentVector(stored.embedding, stored.tokens)
+    assert [candidate.target_id for candidate in choose_links(second, content)] == [str(first.pk)]
 
 
 def test_scope_over_several_named_cubes_must_all_be_readable(user, other_user, store):

@@ -2,7 +2,7 @@
 import pytest
 
 from apps.memories import vectors
-from apps.memories.models import Memory, MemoryEmbedding
+from apps.memories.models import Memory, MemoryVector
 from apps.memories.vectors import nearest_in_scope
 
 pytestmark = pytest.mark.django_db
@@ -19,11 +19,11 @@ def garden(user, store):
 
 def test_exact_and_index_scans_rank_the_scope_alike(user, other_user, store, garden, monkeypatch):
     store(other_user, "Water the tomatoes every evening")  # nearest of all, but outside the scope
-    query = MemoryEmbedding.objects.get(memory=garden[0], sector="semantic").embedding
+    query = MemoryVector.objects.get(memory=garden[0]).embedding
     scope = Memory.objects.filter(cube_id=garden[0].cube_id).exclude(pk=garden[0].pk)
-    exact = nearest_in_scope(scope, query, sector="semantic", limit=5)
+    exact = nearest_in_scope(scope, query, limit=5)
     monkeypatch.setattr(vectors, "EXACT_SCOPE_MEMORIES", 1)  # two memories in scope: the index path
-    indexed = nearest_in_scope(scope, query, sector="semantic", limit=5)
+    indexed = nearest_in_scope(scope, query, limit=5)
     assert [memory_id for memory_id, _ in exact] == [memory_id for memory_id, _ in indexed] == [
         garden[1].pk, garden[2].pk]
     assert exact[0][1] == pytest.approx(indexed[0][1]) and exact[0][1] < exact[1][1]

@@ -8,7 +8,7 @@ from django.utils import timezone
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 from apps.cubes.models import Cube, CubeMembership
 from apps.cubes.services import cube_ensure_personal
-from apps.memories.models import Memory, MemoryEmbedding
+from apps.memories.models import Memory, MemoryVector
 from apps.memories.services import memory_delete, memory_retrieve
 from apps.projects.models import Decision, Issue, Session
 from apps.projects.selectors import decision_get, edge_get, entity_get, episode_get, issue_get
@@ -74,7 +74,7 @@ def test_decision_add_records_everything_and_stores_its_node(user, project):
     assert node.content.startswith("Decision: Build Mind from scratch instead of forking VibeMemo\n")
     assert "Reasoning: Full control, simpler architecture" in node.content
     assert "Alternatives: Fork VibeMemo (rejected: Can't verify source quality); Buy" in node.content
-    assert MemoryEmbedding.objects.filter(memory=node).count() == 5
+    assert MemoryVector.objects.filter(memory=node).count() == 1
     found = memory_retrieve(actor=user, text="why did we build our own memory instead of forking", limit=1)
     assert found.items[0].memory.pk == node.pk
 
@@ -85,13 +85,13 @@ def test_decision_confidence_defaults_to_0_7(user, project):
 
 def test_decision_update_changes_fields_and_re_embeds_the_node(user, project):
     decision = add_decision(user, project, reasoning="Webhooks need long timeouts")
-    before = list(MemoryEmbedding.objects.get(memory_id=decision.node_id, sector="semantic").embedding)
+    before = MemoryVector.objects.get(memory_id=decision.node_id).embedding
     updated = decision_update(actor=user, decision_id=decision.pk, reasoning="Native Postgres and auth",
                               confidence=0.4, description=None)
     node = node_of(updated)
     assert updated.node_id == decision.node_id and updated.confidence == 0.4
     assert "Reasoning: Native Postgres and auth" in node.content and "Webhooks" not in node.content
-    assert list(MemoryEmbedding.objects.get(memory=node, sector="semantic").embedding) != before
+    assert MemoryVector.objects.get(memory=node).embedding != before
     assert decision_get(actor=user, decision_id=decision.pk).reasoning == "Native Postgres and auth"
 
 

@@ -13,7 +13,8 @@ from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
-from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
+from apps.memories.models import Memory, MemoryLink, MemoryVector
+from apps.memories.sectors import ContentVector
 from apps.memories.selectors import memory_get, parse_memory_id
 from apps.memories.services.linking import create_links
 from apps.memories.services.store import _clean_metadata, embed_memories
@@ -81,34 +82,32 @@ def memory_update(*, actor: User, memory_id, content=None, strength=None, salien
         setattr(memory, name, value)
     if content_changed and "keywords" not in cleaned:
         memory.keywords = extract_keywords(memory.content)
-    vectors = embed_memories([memory])[0] if content_changed else None
+    vector = embed_memories([memory])[0] if content_changed else None
     connections = 0
     with transaction.atomic():
         memory.save()
-        if vectors is not None:
-            _replace_vectors(memory, vectors)
+        if vector is not None:
+            _replace_vector(memory, vector)
             MemoryLink.objects.filter(source=memory).delete()
-            connections = len(create_links(memory, vectors))
+            connections = len(create_links(memory, vector))
         events.publish_after_commit(events.Kind.MEMORY_UPDATED, memory.cube_id,
-                                    events.memory_changed(memory, relinked=vectors is not None))
-    return UpdateResult(memory=memory, embeddings_regenerated=vectors is not None, connections_updated=connections)
+                                    events.memory_changed(memory, relinked=vector is not None))
+    return UpdateResult(memory=memory, embeddings_regenerated=vector is not None, connections_updated=connections)
 
 
-def _replace_vectors(memory: Memory, vectors: dict[str, list[float]]) -> None:
-    MemoryEmbedding.objects.filter(memory=memory).delete()
-    MemoryEmbedding.objects.bulk_create(
-        [MemoryEmbedding(memory=memory, sector=sector, embedding=vector) for sector, vector in vectors.items()]
-    )
+def _replace_vector(memory: Memory, vector: ContentVector) -> None:
+    MemoryVector.objects.filter(memory=memory).delete()
+    MemoryVector.objects.create(memory=memory, embedding=vector.vector, tokens=vector.tokens)
 
 
 def memory_reembed(*, actor: User, memory_id, curator: bool = False) -> Memory:
     """Recompute a memory's vectors and links (after a model change, or from the admin)."""
     memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False, curator=curator)
-    vectors = embed_memories([memory])[0]
+    vector = embed_memories([memory])[0]
     with transaction.atomic():
-        _replace_vectors(memory, vectors)
+        _replace_vector(memory, vector)
         MemoryLink.objects.filter(source=memory).delete()
-        create_links(memory, vectors)
+        create_links(memory, vector)
         events.publish_after_commit(events.Kind.MEMORY_RELINKED, memory.cube_id, events.memory_relinked(memory))
     return memory
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from apps.memories.models import SECTORS, Memory, MemoryEmbedding, MemoryLink
+from apps.memories.models import Memory, MemoryLink
+from apps.memories.sectors import ContentVector, sector_offsets
 from apps.memories.text import has_causal_cue
 from apps.memories.vectors import nearest_in_scope
 
@@ -68,27 +69,20 @@ def link_type_for(a: Memory, b: Memory) -> str:
     return MemoryLink.LinkType.SEMANTIC
 
 
-def choose_links(memory: Memory, vectors: dict[str, list[float]]) -> list[LinkCandidate]:
-    """The links a memory with these sector vectors should get, best first (reads only)."""
+def choose_links(memory: Memory, content: ContentVector) -> list[LinkCandidate]:
+    """The links a memory with this content vector should get, best first (reads only)."""
     scope = Memory.objects.filter(cube_id=memory.cube_id, deleted_at__isnull=True).exclude(pk=memory.pk)
-    nearest = [memory_id for memory_id, _ in nearest_in_scope(scope, vectors["semantic"], sector="semantic",
-                                                                limit=CANDIDATES)]
+    nearest = [memory_id for memory_id, _ in nearest_in_scope(scope, content.vector, limit=CANDIDATES)]
     if not nearest:
         return []
-    neighbours = {m.pk: m for m in Memory.objects.filter(pk__in=nearest)}
-    own = np.array([vectors[sector] for sector in SECTORS])
-    theirs: dict = {}
-    for memory_id, sector, embedding in MemoryEmbedding.objects.filter(memory_id__in=nearest).values_list(
-        "memory_id", "sector", "embedding"
-    ):
-        theirs.setdefault(memory_id, {})[sector] = embedding
+    neighbours = {m.pk: m for m in Memory.objects.filter(pk__in=nearest, vector__isnull=False).select_related("vector")}
+    offsets = sector_offsets()
+    own = np.array(list(offsets.sector_vectors(content.vector, content.tokens).values()))
     scored = []
-    for memory_id, sector_vectors in theirs.items():
-        if len(sector_vectors) != len(SECTORS) or memory_id not in neighbours:
-            continue
-        other = np.array([sector_vectors[sector] for sector in SECTORS])
-        sector_cosine = float(np.mean(np.sum(own * other, axis=1)))  # vectors are unit length
-        neighbour = neighbours[memory_id]
+    for memory_id, neighbour in neighbours.items():
+        theirs = neighbour.vector
+        other = np.array(list(offsets.sector_vectors(theirs.embedding, theirs.tokens).values()))
+        sector_cosine = float(np.mean(np.sum(own * other, axis=1)))  # sector vectors are unit length
         weight = round(min(1.0, link_weight(sector_cosine=sector_cosine, a=memory, b=neighbour)), 4)
         scored.append(LinkCandidate(str(memory_id), weight, link_type_for(memory, neighbour)))
     scored.sort(key=lambda c: c.weight, reverse=True)
@@ -98,10 +92,10 @@ def choose_links(memory: Memory, vectors: dict[str, list[float]]) -> list[LinkCa
     return chosen
 
 
-def create_links(memory: Memory, vectors: dict[str, list[float]]) -> list[MemoryLink]:
+def create_links(memory: Memory, content: ContentVector) -> list[MemoryLink]:
     """Link a memory to its chosen neighbours (call inside the caller's transaction)."""
     links = [
         MemoryLink(source_id=memory.pk, target_id=c.target_id, weight=c.weight, link_type=c.link_type)
-        for c in choose_links(memory, vectors)
+        for c in choose_links(memory, content)
     ]
     return MemoryLink.objects.bulk_create(links, ignore_conflicts=True)

@@ -1,4 +1,4 @@
-"""Storing memories: validate, embed (outside any transaction), then write node, vectors and links."""
+"""Storing memories: validate, embed (outside any transaction), then write node, vector and links."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,10 +10,10 @@ from apps.accounts.models import User
 from apps.cubes.access import cube_get_writable
 from apps.cubes.services import cube_ensure_personal
 from apps.graph import events
-from apps.memories.embeddings import embed_texts, sector_texts
-from apps.memories.models import SECTORS, Memory, MemoryEmbedding
+from apps.memories.models import SECTORS, Memory, MemoryVector
+from apps.memories.sectors import ContentVector, embed_contents
 from apps.memories.services.linking import create_links
-from apps.memories.text import extract_keywords, urgency_salience, valence_arousal
+from apps.memories.text import extract_keywords, urgency_salience
 from apps.memories.validation import (
     MAX_CONTEXT_CHARS, MAX_ID_CHARS, MAX_LABEL_CHARS, clean_content, clean_labels, clean_sector, clean_text, clean_unit,
 )
@@ -65,33 +65,24 @@ def build_memory(*, actor: User, cube, content, primary_sector="semantic", sessi
     )
 
 
-def embed_memories(memories: list[Memory]) -> list[dict[str, list[float]]]:
-    """The five sector vectors of each memory, in one batched model call."""
-    texts = []
-    for memory in memories:
-        valence, arousal = valence_arousal(memory.content)
-        by_sector = sector_texts(content=memory.content, created_at=memory.created_at, session_id=memory.session_id,
-                                 valence=valence, arousal=arousal)
-        texts.extend(by_sector[sector] for sector in SECTORS)
-    flat = embed_texts(texts)
-    width = len(SECTORS)
-    return [dict(zip(SECTORS, flat[i * width:(i + 1) * width])) for i in range(len(memories))]
+def embed_memories(memories: list[Memory]) -> list[ContentVector]:
+    """Each memory's content vector, in one batched model call: its sector vectors derive from it
+    (apps/memories/sectors.py)."""
+    return embed_contents([memory.content for memory in memories])
 
 
 def _resolve_cube(actor: User, cube_id: str | None):
     return cube_get_writable(actor=actor, cube_id=cube_id) if cube_id else cube_ensure_personal(actor=actor)
 
 
-def _persist(memory: Memory, vectors: dict[str, list[float]], *, link: bool) -> int:
+def _persist(memory: Memory, vector: ContentVector, *, link: bool) -> int:
     created_at = memory.created_at
     memory.save(force_insert=True)
     if memory.created_at != created_at:  # auto_now_add overrides an imported timestamp
         Memory.objects.filter(pk=memory.pk).update(created_at=created_at)
         memory.created_at = created_at
-    MemoryEmbedding.objects.bulk_create(
-        [MemoryEmbedding(memory=memory, sector=sector, embedding=vector) for sector, vector in vectors.items()]
-    )
-    return len(create_links(memory, vectors)) if link else 0
+    MemoryVector.objects.create(memory=memory, embedding=vector.vector, tokens=vector.tokens)
+    return len(create_links(memory, vector)) if link else 0
 
 
 def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: str | None = None, session_id="",
@@ -103,11 +94,11 @@ def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: st
         agent_id=agent_id, keywords=keywords, tags=tags, category=category, context=context, importance=importance,
         metadata=metadata, created_at=created_at, kind=kind,
     )
-    [vectors] = embed_memories([memory])
+    [vector] = embed_memories([memory])
     with transaction.atomic():
-        links_created = _persist(memory, vectors, link=True)
+        links_created = _persist(memory, vector, link=True)
         events.publish_after_commit(events.Kind.MEMORIES_CREATED, cube.pk, events.memories_created([memory]))
-    return StoreResult(memory=memory, embeddings_generated=len(vectors), links_created=links_created)
+    return StoreResult(memory=memory, embeddings_generated=len(SECTORS), links_created=links_created)
 
 
 def memory_store_many(*, actor: User, items: list[dict], cube_id: str | None = None, link: bool = True) -> list[StoreResult]:
@@ -130,8 +121,8 @@ def memory_store_many(*, actor: User, items: list[dict], cube_id: str | None = N
     all_vectors = embed_memories(memories)
     results = []
     with transaction.atomic():
-        for memory, vectors in zip(memories, all_vectors):
-            links_created = _persist(memory, vectors, link=link)
-            results.append(StoreResult(memory=memory, embeddings_generated=len(vectors), links_created=links_created))
+        for memory, vector in zip(memories, all_vectors):
+            links_created = _persist(memory, vector, link=link)
+            results.append(StoreResult(memory=memory, embeddings_generated=len(SECTORS), links_created=links_created))
         events.publish_after_commit(events.Kind.MEMORIES_CREATED, cube.pk, events.memories_created(memories))
     return results

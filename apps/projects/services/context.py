@@ -33,18 +33,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.postgres.search import SearchQuery, SearchRank
-from django.db.models import F, FloatField, Min, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import F, FloatField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
-from pgvector.django import CosineDistance
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput
 from apps.core.limits import CONTEXT_LIMIT
 from apps.memories.embeddings import embed_query
-from apps.memories.models import SEARCH_CONFIG, MemoryEmbedding
+from apps.memories.models import SEARCH_CONFIG, SECTORS, MemoryVector
 from apps.memories.query import any_words
 from apps.memories.validation import MAX_QUERY_CHARS
+from apps.memories.vectors import BestSectorSimilarity
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.projects.patterns import shared_keywords, text_keywords
 from apps.projects.selectors import ENTITY_MODELS, entities_readable, project_get, session_owned
@@ -139,11 +139,9 @@ def context_score(candidate: Candidate, *, kind: str, query: str, now: datetime)
 
 def _dense(vector) -> Coalesce:
     """The best cosine similarity between the query and the entity's node's sector vectors (0 without)."""
-    distance = (
-        MemoryEmbedding.objects.filter(memory_id=OuterRef("node_id")).values("memory_id")
-        .annotate(distance=Min(CosineDistance("embedding", vector))).values("distance")
-    )
-    return Value(1.0) - Coalesce(Subquery(distance, output_field=FloatField()), Value(1.0))
+    similarity = MemoryVector.objects.filter(memory_id=OuterRef("node_id")).annotate(
+        similarity=BestSectorSimilarity(query=vector, sectors=SECTORS)).values("similarity")
+    return Coalesce(Subquery(similarity, output_field=FloatField()), Value(0.0))
 
 
 def _scope(*, actor: User, kind: str, project: Project | None, include_global: bool) -> QuerySet:

@@ -1,15 +1,14 @@
-"""Dense search: the query's vector, its nearest memories, and whether a boolean search's matches are
-compared with it exactly or through the HNSW index (docs/retrieval.md, "Candidates")."""
+"""Dense search: the query's vector, and whether a boolean search's matches are compared with it exactly or
+through the HNSW index (docs/retrieval.md, "Candidates")."""
 from __future__ import annotations
 
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from django.db import connection
-from pgvector.django import CosineDistance
 
 from apps.memories.embeddings import embed_query
-from apps.memories.models import Memory, MemoryEmbedding
+from apps.memories.models import Memory
 
 # Above this many matches, a boolean search walks HNSW instead when its matches are at least
 # HNSW_MIN_SHARE of all memories: embedded as its positive words, the query's nearest vectors are mostly
@@ -28,19 +27,6 @@ def start_embedding(text: str) -> Future:
     """The query vector, computed in a worker thread while the calling thread runs the first SQL (torch
     releases the GIL). Only the model runs there: database work stays on the caller's connection."""
     return _query_embedder.submit(embed_query, text)
-
-
-def dense_candidates(base, vector, sectors: list[str], pool: int, *, vectors: int) -> list:
-    """About `pool` memories nearest the query, by their nearest sector vector, from the `vectors` nearest
-    vectors. A memory's sector vectors lie close together, so twice `pool` vectors hold 0.8-1.2 x `pool`
-    memories (at 100k memories, docs/benchmarks.md#retrieve-and-search-latency); `scoring.score_pool`
-    asks for those in its own statement and, in the rare case that they hold fewer than half a pool,
-    this asks for every sector's `pool`. The pool only proposes candidates, which are then scored exactly."""
-    nearest = (
-        MemoryEmbedding.objects.filter(memory_id__in=base.values("pk"), sector__in=sectors)
-        .order_by(CosineDistance("embedding", vector)).values_list("memory_id", flat=True)
-    )
-    return list(dict.fromkeys(nearest[:vectors]))[:pool]
 
 
 def compare_exactly(matches: int) -> bool:

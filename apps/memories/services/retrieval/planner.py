@@ -16,7 +16,7 @@ from apps.memories.selectors import memory_filtered, memory_scope_cube_ids
 from apps.memories.validation import MemoryFilters, clean_limit, clean_offset, clean_query
 from apps.memories.vectors import filtered_vector_scan, nearest_exactly
 
-from .dense import compare_exactly, dense_candidates, start_embedding
+from .dense import compare_exactly, start_embedding
 from .highlight import annotate_matches
 from .lexical import LexicalModel, lexical_model, tsquery
 from .reinforce import reinforce_returned
@@ -63,13 +63,8 @@ def _hybrid(base, *, embedding: Future, model: LexicalModel, sectors, limit, off
         return score_pool(base, model=model, vector=vector, sectors=sectors, now=now,
                           pool_ids=list(dict.fromkeys([*dense, *lexical_ids])))
     with filtered_vector_scan():
-        ranked = score_pool(base, model=model, vector=vector, sectors=sectors, now=now, pool_ids=lexical_ids,
-                            nearest=pool)
-        if ranked is None:  # the nearest vectors held too few memories: every sector's pool, then score
-            dense = dense_candidates(base, vector, sectors, pool, vectors=len(sectors) * pool)
-            ranked = score_pool(base, model=model, vector=vector, sectors=sectors, now=now,
-                                pool_ids=list(dict.fromkeys([*dense, *lexical_ids])))
-    return ranked
+        return score_pool(base, model=model, vector=vector, sectors=sectors, now=now, pool_ids=lexical_ids,
+                          nearest=pool)
 
 
 def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = None, limit=None, offset=None,

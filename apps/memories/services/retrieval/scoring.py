@@ -15,8 +15,8 @@ from django.db.models import F, FloatField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from apps.memories.models import Memory, MemoryEmbedding, MemoryLink
-from apps.memories.vectors import vector_text
+from apps.memories.models import Memory, MemoryLink, MemoryVector
+from apps.memories.vectors import sector_similarity_sql, vector_text
 
 from .lexical import LexicalModel
 
@@ -45,7 +45,7 @@ class Weights:
 WITH_QUERY = Weights(relevance=0.6, salience=0.2, recency=0.1, link_weight=0.1)
 WITHOUT_QUERY = Weights(relevance=0.0, salience=0.4, recency=0.3, link_weight=0.3)
 YEAR_SECONDS = 365 * 86400.0
-MEMORIES, EMBEDDINGS, LINKS = (model._meta.db_table for model in (Memory, MemoryEmbedding, MemoryLink))
+MEMORIES, VECTORS, LINKS = (model._meta.db_table for model in (Memory, MemoryVector, MemoryLink))
 
 
 @dataclass
@@ -86,54 +86,44 @@ def _link_weight_sql(table: str) -> str:
             f"WHERE l.source_id = {table}.id OR l.target_id = {table}.id), 0)")
 
 
-def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nearest: int = 0) -> list[PoolScore] | None:
-    """Every memory of the pool scored exactly, in one statement: its best cosine over `sectors`, its
-    lexical score, recency and link weight. Best first. The pool is `pool_ids` (they come from `base`)
-    plus, with `nearest`, about that many memories of `base` nearest the query through the HNSW index,
-    found in the same statement (see `dense.dense_candidates`; None when too few came back, and the caller
-    asks again the slower way). Raw SQL: through the ORM, building this statement and reading its rows
-    would take longer than PostgreSQL takes to run it (docs/benchmarks.md#retrieve-and-search-latency)."""
+def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nearest: int = 0) -> list[PoolScore]:
+    """Every memory of the pool scored exactly, in one statement: its best cosine over `sectors`' vectors
+    (derived from its one stored vector, apps/memories/sectors.py), its lexical score, recency and link
+    weight. Best first. The pool is `pool_ids` (they come from `base`) plus, with `nearest`, the `nearest`
+    memories of `base` whose vectors are nearest the query, found through the HNSW index in the same
+    statement. Raw SQL: through the ORM, building this statement and reading its rows would take longer
+    than PostgreSQL takes to run it (docs/benchmarks.md#retrieve-and-search-latency)."""
     query_vector = vector_text(vector)
     params: list = []
     ctes = ""
     pool_sql = "SELECT unnest(%s::uuid[])"
-    counts = "0, 0"
     if nearest:
         try:
             scope_sql, scope_params = base.order_by().values("pk").query.sql_with_params()
         except EmptyResultSet:  # no readable cube: nothing to score
             return []
-        vectors = min(2, len(sectors)) * nearest
-        ctes = (f"WITH nearest AS MATERIALIZED (SELECT e.memory_id, e.embedding <=> %s::vector AS distance "
-                f"FROM {EMBEDDINGS} e WHERE e.memory_id IN ({scope_sql}) AND e.sector = ANY(%s) "
-                f"ORDER BY e.embedding <=> %s::vector LIMIT %s), "
-                "dense AS (SELECT memory_id FROM nearest GROUP BY memory_id ORDER BY min(distance) LIMIT %s) ")
-        params += [query_vector, *scope_params, list(sectors), query_vector, vectors, nearest]
-        pool_sql = f"SELECT memory_id FROM dense UNION {pool_sql}"
-        counts = "(SELECT count(*) FROM nearest), (SELECT count(*) FROM dense)"
+        ctes = (f"WITH nearest AS MATERIALIZED (SELECT e.memory_id FROM {VECTORS} e WHERE e.memory_id IN ({scope_sql}) "
+                "ORDER BY e.embedding <=> %s::halfvec LIMIT %s) ")
+        params += [*scope_params, query_vector, nearest]
+        pool_sql = f"SELECT memory_id FROM nearest UNION {pool_sql}"
     lexical = model.score_sql()
+    dense, dense_params = sector_similarity_sql(vector, sectors, vector="e.embedding", tokens="e.tokens",
+                                                similarity="(1 - (e.embedding <=> %s::halfvec))",
+                                                similarity_params=(query_vector,))
     sql = (
         f"{ctes}SELECT m.id, EXTRACT(EPOCH FROM m.created_at)::float8, m.salience, "
         f"{_recency_sql('m')}, {_link_weight_sql('m')}, "
-        f"{lexical.sql}, "
-        # GROUP BY: a bare min() of a distance the HNSW index orders by may be planned as an index scan
-        # of the whole table, filtered by memory_id afterwards, which finds nothing.
-        f"1 - COALESCE((SELECT min(e.embedding <=> %s::vector) FROM {EMBEDDINGS} e "
-        f"WHERE e.memory_id = m.id AND e.sector = ANY(%s) GROUP BY e.memory_id), 1), {counts} "
-        f"FROM {MEMORIES} m WHERE m.id IN ({pool_sql})"
+        f"{lexical.sql}, COALESCE({dense}, 0) "
+        f"FROM {MEMORIES} m LEFT JOIN {VECTORS} e ON e.memory_id = m.id WHERE m.id IN ({pool_sql})"
     )
-    params += [now, YEAR_SECONDS, *lexical.params, query_vector, list(sectors), list(pool_ids)]
+    params += [now, YEAR_SECONDS, *lexical.params, *dense_params, list(pool_ids)]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    if nearest and rows:
-        nearest_rows, dense_found = rows[0][-2], rows[0][-1]
-        if dense_found < nearest // 2 and nearest_rows == vectors and len(sectors) > 2:
-            return None
     best_lexical = max((row[5] for row in rows), default=0.0) or 1.0
     weights = WITH_QUERY
     scored = []
-    for pk, created, salience, recency, link_weight, lexical_raw, dense, *_ in rows:
+    for pk, created, salience, recency, link_weight, lexical_raw, dense in rows:
         dense_score = max(0.0, dense)
         lexical_score = lexical_raw / best_lexical
         relevance = DENSE_WEIGHT * dense_score + LEXICAL_WEIGHT * lexical_score

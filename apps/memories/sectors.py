@@ -1,0 +1,148 @@
+"""Sector vectors from one model pass: the content's vector plus each sector's measured offset.
+
+ThoughtMCP embeds five texts per memory, the content behind five prefixes (REFERENCE.md). The model
+mean-pools its tokens, so a prefix of k tokens moves a text of n tokens by about k/(n + k) of the way
+toward the prefix: the shift is an offset shared by every text, scaled by one over the text's length.
+Engram therefore stores one vector ``v`` per memory (half precision) with its token count ``n``, and
+derives each sector's vector as
+
+    sector(v) = unit(v + a[sector] / n)
+
+where ``a`` is each sector's mean shift times token count over PROBES, measured once per process. A
+sector's similarity with a query ``q`` then needs no vector of its own:
+
+    cos(q, sector(v)) = (q.v + q.a / n) / sqrt(1 + 2 v.a / n + a.a / n^2)   (|v| = 1)
+
+PostgreSQL computes ``q.v`` and ``v.a`` beside each other (vectors.sector_similarity_sql). Short texts move
+most: that is what made the prefixed vectors rank short, generic turns lower than the plain one does
+(docs/benchmarks.md, "One vector per memory").
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+
+from apps.memories.embeddings import embed_texts, get_model, sector_texts
+from apps.memories.models import SECTORS
+from apps.memories.text import valence_arousal
+
+SEMANTIC = "semantic"  # the unprefixed text: its offset is zero
+# Varied memories (facts, steps, feelings, plans, code, chat) over which the offsets are averaged.
+PROBES = (
+    "Caroline went to the LGBTQ support group yesterday and said it was really powerful.",
+    "Deploy the API by running make release, then check the health endpoint returns 200.",
+    "I felt overwhelmed after the meeting; the deadline moved up by two weeks.",
+    "The database migration failed because the pgvector extension was missing on the replica.",
+    "Melanie is painting a sunset with her kids this weekend.",
+    "We decided to use PostgreSQL instead of MongoDB for the reporting service.",
+    "Remember to water the tomatoes every morning while the heatwave lasts.",
+    "The quarterly revenue grew 12 percent, mostly from the new enterprise customers.",
+    "To reset the router, hold the button for ten seconds and wait for the light to blink.",
+    "Jon lost his job as a banker and is thinking about opening a dance studio.",
+    "The cache invalidation bug only appears when two workers write the same key.",
+    "I'm so excited: we finally adopted a puppy from the shelter!",
+    "Our flight to Lisbon leaves at 7:40 on Friday; pack the chargers.",
+    "Lesson learned: always write the rollback script before running a data migration.",
+    "She prefers tea without sugar and hates being interrupted while reading.",
+    "The test suite takes 18 minutes; most of it is spent loading the embedding model.",
+    "Gina's clothing store opened downtown and the first week sold out.",
+    "Step one, beat the eggs; step two, fold in the flour; step three, bake for 25 minutes.",
+    "I regret not calling my grandmother more often before she passed away.",
+    "The customer asked for invoices in euros starting next month.",
+    "Tim is reading a fantasy novel series and wants recommendations for similar books.",
+    "Rate limiting returns HTTP 429 with a Retry-After header after 60 requests a minute.",
+    "Thinking back, the project slipped because nobody owned the integration tests.",
+    "The conference talk about vector databases was recorded and is on the website.",
+    "He runs five kilometres every morning and is training for a half marathon in May.",
+    "Use git rebase to keep the branch linear, then fast-forward main.",
+    "The landlord will fix the heating on Tuesday between 9 and noon.",
+    "Audrey adopted two more dogs and takes them hiking on weekends.",
+    "The error says permission denied when the worker writes to the shared volume.",
+    "I am proud of how the team handled the outage: calm, quick and honest with users.",
+    "Budget for the trip: 800 for flights, 600 for the hotel, the rest for food.",
+    "Insight: small daily notes are easier to search than one long weekly summary.",
+    "The kids loved the science museum, especially the planetarium show.",
+    "Refactor the payment module so that retries are idempotent.",
+    "Andrew is worried about finding a pet-friendly apartment in the city.",
+    "Monthly active users dropped after the redesign; support tickets doubled.",
+    "Nate won his first video game tournament and celebrated with friends.",
+    "The contract renewal is due on the first of March; legal must review it first.",
+    "I realised I work best in the mornings, so I moved deep work before lunch.",
+    "Install the package with pip, then set the environment variable and restart the server.",
+)
+# Times and sessions of the episodic probes: the prefix's date varies, its words do not.
+_PROBE_EPOCH = datetime(2024, 3, 1, 9, 30, tzinfo=timezone.utc)
+
+_offsets: SectorOffsets | None = None
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class SectorOffsets:
+    """Each sector's shift times token count, as a matrix in SECTORS order (semantic's row is zero)."""
+
+    matrix: np.ndarray  # (len(SECTORS), dimensions), float32
+
+    def of(self, sector: str) -> np.ndarray:
+        return self.matrix[SECTORS.index(sector)]
+
+    def sector_vectors(self, vector, tokens: int) -> dict[str, np.ndarray]:
+        """The five unit sector vectors of a content vector of `tokens` tokens."""
+        shifted = np.asarray(vector, dtype=np.float32) + self.matrix / max(tokens, 1)
+        return dict(zip(SECTORS, shifted / np.linalg.norm(shifted, axis=1, keepdims=True)))
+
+    def similarities(self, query, vectors, tokens) -> np.ndarray:
+        """cos(query, sector(v)) for each row v of `vectors` (of `tokens` tokens each) and each sector: shape
+        (rows, len(SECTORS))."""
+        vectors = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
+        query = np.asarray(query, dtype=np.float32)
+        scale = 1 / np.maximum(np.atleast_1d(np.asarray(tokens, dtype=np.float32)), 1)[:, None]
+        norms = np.sqrt(np.maximum(1 + 2 * scale * (vectors @ self.matrix.T)
+                                   + scale ** 2 * (self.matrix ** 2).sum(axis=1), 1e-12))
+        return ((vectors @ query)[:, None] + scale * (self.matrix @ query)) / norms
+
+
+@dataclass(frozen=True)
+class ContentVector:
+    """What is stored of a memory's meaning: its content's vector and how many tokens the model read."""
+
+    vector: list[float]
+    tokens: int
+
+
+def embed_contents(texts: list[str]) -> list[ContentVector]:
+    """One model pass per text, batched."""
+    return [ContentVector(vector, tokens) for vector, tokens in zip(embed_texts(texts), token_counts(texts))]
+
+
+def token_counts(texts: list[str]) -> list[int]:
+    """How many tokens the model reads of each text (special tokens included, truncated as encode() does)."""
+    model = get_model()
+    encoded = model.tokenizer(texts, truncation=True, max_length=model.get_max_seq_length())
+    return [len(ids) for ids in encoded["input_ids"]]
+
+
+def sector_offsets() -> SectorOffsets:
+    """Measured once per process, in one batched model call over PROBES' sector texts."""
+    global _offsets
+    if _offsets is None:
+        with _lock:
+            if _offsets is None:
+                _offsets = _measure()
+    return _offsets
+
+
+def _measure() -> SectorOffsets:
+    texts = []
+    for index, content in enumerate(PROBES):
+        valence, arousal = valence_arousal(content)
+        by_sector = sector_texts(content=content, created_at=_PROBE_EPOCH + timedelta(days=index * 11, minutes=index * 37),
+                                 session_id=f"session-{index % 7}" if index % 3 else "", valence=valence, arousal=arousal)
+        texts.extend(by_sector[sector] for sector in SECTORS)
+    vectors = np.asarray(embed_texts(texts), dtype=np.float32).reshape(len(PROBES), len(SECTORS), -1)
+    shifts = vectors - vectors[:, [SECTORS.index(SEMANTIC)], :]
+    tokens = np.asarray(token_counts(list(PROBES)), dtype=np.float32)
+    return SectorOffsets(matrix=(shifts * tokens[:, None, None]).mean(axis=0))

@@ -1,0 +1,61 @@
+"""Sector vectors derived from the one stored content vector (apps/memories/sectors.py)."""
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+from apps.memories.embeddings import embed_texts, sector_texts
+from apps.memories.models import SECTORS, MemoryVector
+from apps.memories.sectors import PROBES, sector_offsets, token_counts
+from apps.memories.text import valence_arousal
+from apps.memories.vectors import nearest_exactly
+
+# Not among the probes the offsets are measured on.
+UNSEEN = [
+    "Maria booked a cabin by the lake for the family reunion in July.",
+    "Run the linter before pushing, or the CI job rejects the branch.",
+    "I was furious when the package arrived broken for the third time.",
+]
+
+
+def test_derived_sector_vectors_are_nearer_the_prefixed_texts_than_the_content_is():
+    assert not set(UNSEEN) & set(PROBES)
+    offsets = sector_offsets()
+    for index, content in enumerate(UNSEEN):
+        valence, arousal = valence_arousal(content)
+        texts = sector_texts(content=content, created_at=datetime(2025, 6, index + 1, 14, 5, tzinfo=timezone.utc),
+                             session_id="trip-planning", valence=valence, arousal=arousal)
+        real = dict(zip(SECTORS, np.array(embed_texts([texts[sector] for sector in SECTORS]))))
+        derived = offsets.sector_vectors(real["semantic"], token_counts([content])[0])
+        for sector in SECTORS:
+            assert np.linalg.norm(derived[sector]) == pytest.approx(1.0, abs=1e-5)
+            if sector != "semantic":
+                assert derived[sector] @ real[sector] > real["semantic"] @ real[sector], (content, sector)
+                assert derived[sector] @ real[sector] > 0.8, (content, sector)
+
+
+def test_similarities_are_the_cosines_with_the_derived_vectors():
+    offsets = sector_offsets()
+    query, *memories = np.array(embed_texts(["When is the family reunion?", *UNSEEN]))
+    tokens = token_counts(UNSEEN)
+    similarities = offsets.similarities(query, memories, tokens)
+    for row, memory, length in zip(similarities, memories, tokens):
+        derived = offsets.sector_vectors(memory, length)
+        assert row == pytest.approx([derived[sector] @ query for sector in SECTORS], abs=1e-5)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("sectors", [SECTORS, ["semantic"], ["episodic", "reflective"]])
+def test_postgresql_ranks_by_the_best_derived_sector_as_numpy_does(user, store, sectors):
+    memories = [store(user, content) for content in UNSEEN]
+    query = np.array(embed_texts(["a broken delivery made me angry"])[0])
+    stored = {row.memory_id: (np.array(row.embedding, dtype=np.float32), row.tokens)
+              for row in MemoryVector.objects.filter(memory__in=memories)}
+    assert sorted(tokens for _, tokens in stored.values()) == sorted(token_counts(UNSEEN))
+    columns = [SECTORS.index(sector) for sector in sectors]
+    expected = {memory_id: 1 - sector_offsets().similarities(query, vector, tokens)[0, columns].max()
+                for memory_id, (vector, tokens) in stored.items()}
+    got = nearest_exactly(list(stored), query, sectors, limit=10)
+    assert [memory_id for memory_id, _ in got] == sorted(expected, key=expected.get)
+    for memory_id, distance in got:
+        assert distance == pytest.approx(expected[memory_id], abs=2e-3)  # the query travels as half precision
