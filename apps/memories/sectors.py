@@ -118,6 +118,20 @@ def embed_contents(texts: list[str]) -> list[ContentVector]:
     return [ContentVector(vector, tokens) for vector, tokens in zip(embed_texts(texts), token_counts(texts))]
 
 
+def mean_pair_cosine(*, dot: np.ndarray, own_shift: np.ndarray, own_tokens: int, their_shift: np.ndarray,
+                     their_tokens: np.ndarray, shift_norms: np.ndarray) -> np.ndarray:
+    """Mean over sectors of cos(sector(a), sector(b)) for one memory a against rows of others b, from numbers
+    alone: dot = a.b per row, own_shift = a.A (per sector), their_shift = b.A (rows x sectors), the token
+    counts, and shift_norms = A.A (per sector). Each sector: (a.b + a.A/nb + b.A/na + A.A/(na nb)) /
+    (|a + A/na| |b + A/nb|)."""
+    na = max(own_tokens, 1)
+    nb = np.maximum(np.asarray(their_tokens, dtype=np.float64), 1)[:, None]
+    numerator = dot[:, None] + own_shift[None, :] / nb + their_shift / na + shift_norms[None, :] / (na * nb)
+    own_norm = np.sqrt(np.maximum(1 + 2 * own_shift / na + shift_norms / na ** 2, 1e-12))
+    their_norm = np.sqrt(np.maximum(1 + 2 * their_shift / nb + shift_norms[None, :] / nb ** 2, 1e-12))
+    return (numerator / (own_norm[None, :] * their_norm)).mean(axis=1)
+
+
 def token_counts(texts: list[str]) -> list[int]:
     """How many tokens the model reads of each text (special tokens included, truncated as encode() does)."""
     model = get_model()

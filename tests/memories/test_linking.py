@@ -72,3 +72,33 @@ def test_links_stay_inside_the_cube(user, other_user):
     memory_store(actor=other_user, content="User prefers dark mode in every application")
     result = memory_store(actor=user, content="User prefers dark mode in every application")
     assert result.links_created == 0
+
+
+def test_a_batch_links_to_its_earlier_memories_never_to_later_ones(user):
+    from apps.memories.services import memory_store_many
+
+    first, second, third = memory_store_many(actor=user, items=[
+        {"content": "Team standup notes: deploy the API service on Friday", "session_id": "s", "tags": ["standup"]},
+        {"content": "Invoice 4411 is due on the third of March", "session_id": "t"},
+        {"content": "Team standup notes: deploy the API service on Friday again", "session_id": "s", "tags": ["standup"]},
+    ])
+    assert first.links_created == 0  # nothing was stored before it, and later memories are not its neighbours
+    assert MemoryLink.objects.filter(source=third.memory, target=first.memory).exists()
+    assert not MemoryLink.objects.filter(source=first.memory).exists()
+
+
+def test_the_exact_and_the_index_paths_choose_the_same_links(user, monkeypatch):
+    from apps.memories.models import MemoryVector
+    from apps.memories.sectors import ContentVector
+    from apps.memories.services import linking
+
+    for n, text in enumerate(["User prefers dark mode in every application", "Dark theme is enabled on the laptop",
+                              "Invoice 4411 is due on the third of March", "The laptop's screen is too bright at night"]):
+        memory_store(actor=user, content=text, session_id=f"s{n}")
+    last = memory_store(actor=user, content="Turn on dark mode on the new laptop", session_id="s9").memory
+    stored = MemoryVector.objects.get(memory=last)
+    content = ContentVector(stored.embedding, stored.tokens)
+    exact = linking.choose_links(last, content)
+    monkeypatch.setattr(linking, "EXACT_SCOPE_MEMORIES", 1)  # five memories in the cube: the HNSW path
+    indexed = linking.choose_links(last, content)
+    assert exact and [(c.target_id, c.weight) for c in exact] == [(c.target_id, c.weight) for c in indexed]

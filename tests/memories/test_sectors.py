@@ -59,3 +59,19 @@ def test_postgresql_ranks_by_the_best_derived_sector_as_numpy_does(user, store, 
     assert [memory_id for memory_id, _ in got] == sorted(expected, key=expected.get)
     for memory_id, distance in got:
         assert distance == pytest.approx(expected[memory_id], abs=2e-3)  # the query travels as half precision
+
+
+def test_pair_cosines_from_dot_products_match_the_derived_vectors():
+    from apps.memories.sectors import mean_pair_cosine
+
+    offsets = sector_offsets()
+    vectors = np.array(embed_texts(UNSEEN), dtype=np.float64)
+    tokens = token_counts(UNSEEN)
+    matrix = offsets.matrix.astype(np.float64)
+    own, others = vectors[0], vectors[1:]
+    got = mean_pair_cosine(dot=others @ own, own_shift=matrix @ own, own_tokens=tokens[0], their_shift=others @ matrix.T,
+                           their_tokens=np.array(tokens[1:]), shift_norms=(matrix ** 2).sum(axis=1))
+    mine = np.array(list(offsets.sector_vectors(own, tokens[0]).values()))
+    expected = [np.mean(np.sum(mine * np.array(list(offsets.sector_vectors(other, n).values())), axis=1))
+                for other, n in zip(others, tokens[1:])]
+    assert got == pytest.approx(expected, abs=1e-5)

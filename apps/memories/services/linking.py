@@ -17,15 +17,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from apps.memories.models import Memory, MemoryLink
-from apps.memories.sectors import ContentVector, sector_offsets
+from django.db import connection
+
+from apps.memories.models import SECTORS, Memory, MemoryLink, MemoryVector
+from apps.memories.sectors import ContentVector, mean_pair_cosine, sector_offsets
 from apps.memories.text import has_causal_cue
-from apps.memories.vectors import nearest_in_scope
+from apps.memories.vectors import EXACT_SCOPE_MEMORIES, filtered_vector_scan, vector_text
 
 LINK_THRESHOLD = 0.7
 WAYPOINT_FLOOR = 0.5
 MAX_LINKS = 3
 CANDIDATES = 12
+# What link_weight and link_type_for read of a neighbour.
+NEIGHBOUR_FIELDS = ("content", "keywords", "tags", "category", "session_id", "created_at", "salience")
 
 
 @dataclass(frozen=True)
@@ -71,25 +75,82 @@ def link_type_for(a: Memory, b: Memory) -> str:
 
 def choose_links(memory: Memory, content: ContentVector) -> list[LinkCandidate]:
     """The links a memory with this content vector should get, best first (reads only)."""
-    scope = Memory.objects.filter(cube_id=memory.cube_id, deleted_at__isnull=True).exclude(pk=memory.pk)
-    nearest = [memory_id for memory_id, _ in nearest_in_scope(scope, content.vector, limit=CANDIDATES)]
-    if not nearest:
+    return choose_links_many([memory], [content])[0]
+
+
+def choose_links_many(memories: list[Memory], contents: list[ContentVector]) -> list[list[LinkCandidate]]:
+    """choose_links for a batch of stored memories of one cube, in two statements whatever its size. As when
+    they are stored one by one, a memory may link to the batch's earlier memories, never to its later ones."""
+    if not memories:
         return []
-    neighbours = {m.pk: m for m in Memory.objects.filter(pk__in=nearest, vector__isnull=False).select_related("vector")}
+    if len({memory.cube_id for memory in memories}) != 1:
+        raise ValueError("choose_links_many links the memories of one cube at a time.")
     offsets = sector_offsets()
-    own = np.array(list(offsets.sector_vectors(content.vector, content.tokens).values()))
-    scored = []
-    for memory_id, neighbour in neighbours.items():
-        theirs = neighbour.vector
-        other = np.array(list(offsets.sector_vectors(theirs.embedding, theirs.tokens).values()))
-        sector_cosine = float(np.mean(np.sum(own * other, axis=1)))  # sector vectors are unit length
-        weight = round(min(1.0, link_weight(sector_cosine=sector_cosine, a=memory, b=neighbour)), 4)
-        scored.append(LinkCandidate(str(memory_id), weight, link_type_for(memory, neighbour)))
-    scored.sort(key=lambda c: c.weight, reverse=True)
-    chosen = [c for c in scored if c.weight >= LINK_THRESHOLD][:MAX_LINKS]
-    if not chosen and scored and scored[0].weight >= WAYPOINT_FLOOR:
-        chosen = scored[:1]
+    rows = _nearest_with_shifts(memories, contents, offsets)
+    neighbours = Memory.objects.only(*NEIGHBOUR_FIELDS).in_bulk({row[1] for row in rows})
+    by_memory: dict[int, list[tuple]] = {}
+    for row in rows:
+        if row[1] in neighbours:
+            by_memory.setdefault(row[0], []).append(row)
+    shift_norms = (offsets.matrix.astype(np.float64) ** 2).sum(axis=1)
+    chosen = []
+    for index, (memory, content) in enumerate(zip(memories, contents)):
+        found = by_memory.get(index, [])
+        if not found:
+            chosen.append([])
+            continue
+        own_shift = offsets.matrix.astype(np.float64) @ np.asarray(content.vector, dtype=np.float64)
+        cosines = mean_pair_cosine(
+            dot=np.array([row[2] for row in found]), own_shift=own_shift, own_tokens=content.tokens,
+            their_shift=np.array([row[4] for row in found], dtype=np.float64),
+            their_tokens=np.array([row[3] for row in found]), shift_norms=shift_norms,
+        )
+        scored = []
+        for row, sector_cosine in zip(found, cosines):
+            neighbour = neighbours[row[1]]
+            weight = round(min(1.0, link_weight(sector_cosine=float(sector_cosine), a=memory, b=neighbour)), 4)
+            scored.append(LinkCandidate(str(neighbour.pk), weight, link_type_for(memory, neighbour)))
+        scored.sort(key=lambda c: c.weight, reverse=True)
+        links = [c for c in scored if c.weight >= LINK_THRESHOLD][:MAX_LINKS]
+        if not links and scored and scored[0].weight >= WAYPOINT_FLOOR:
+            links = scored[:1]
+        chosen.append(links)
     return chosen
+
+
+def _nearest_with_shifts(memories: list[Memory], contents: list[ContentVector], offsets) -> list[tuple]:
+    """(batch index, neighbour id, a.b, neighbour's tokens, neighbour's b.A per sector) for each memory's
+    CANDIDATES nearest live memories of its cube (content vectors, cosine), in one statement: compared exactly
+    when the cube holds at most EXACT_SCOPE_MEMORIES, else through HNSW with an iterative scan."""
+    cube_id = memories[0].cube_id
+    scope = Memory.objects.filter(cube_id=cube_id, deleted_at__isnull=True)
+    scope_ids = list(scope.values_list("pk", flat=True)[:EXACT_SCOPE_MEMORIES + 1])
+    exact = len(scope_ids) <= EXACT_SCOPE_MEMORIES
+    shifts = ", ".join("-(v.embedding <#> %s::halfvec)" for _ in SECTORS)
+    shift_params = [vector_text(row) for row in offsets.matrix]
+    if exact:
+        where, where_params = "v.memory_id = ANY(%s::uuid[])", [scope_ids]
+    else:
+        where = f"v.memory_id IN (SELECT id FROM {Memory._meta.db_table} WHERE cube_id = %s AND deleted_at IS NULL)"
+        where_params = [cube_id]
+    # The batch's own id and its later ones are left out; OFFSET 0 keeps an exact comparison off the index.
+    nearest = (f"SELECT v.memory_id, v.embedding <=> n.q AS distance FROM {MemoryVector._meta.db_table} v "
+               f"WHERE {where} AND v.memory_id <> ALL((%s::uuid[])[n.ord::int:])")
+    if exact:
+        nearest = f"SELECT * FROM ({nearest} OFFSET 0) AS compared"
+    sql = (f"SELECT n.ord - 1, c.memory_id, 1 - c.distance, v.tokens, ARRAY[{shifts}] "
+           f"FROM unnest(%s::halfvec[]) WITH ORDINALITY AS n(q, ord) "
+           f"CROSS JOIN LATERAL ({nearest} ORDER BY distance LIMIT %s) AS c "
+           f"JOIN {MemoryVector._meta.db_table} v ON v.memory_id = c.memory_id")
+    params = [*shift_params, [vector_text(content.vector) for content in contents], *where_params,
+              [memory.pk for memory in memories], CANDIDATES]
+    if exact:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+    with filtered_vector_scan(), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 def create_links(memory: Memory, content: ContentVector) -> list[MemoryLink]:
@@ -99,3 +160,13 @@ def create_links(memory: Memory, content: ContentVector) -> list[MemoryLink]:
         for c in choose_links(memory, content)
     ]
     return MemoryLink.objects.bulk_create(links, ignore_conflicts=True)
+
+
+def create_links_many(memories: list[Memory], contents: list[ContentVector]) -> list[int]:
+    """create_links for a batch of one cube in one insert; how many links each memory got."""
+    chosen = choose_links_many(memories, contents)
+    MemoryLink.objects.bulk_create([
+        MemoryLink(source_id=memory.pk, target_id=c.target_id, weight=c.weight, link_type=c.link_type)
+        for memory, candidates in zip(memories, chosen) for c in candidates
+    ], ignore_conflicts=True)
+    return [len(candidates) for candidates in chosen]

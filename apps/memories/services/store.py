@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -12,7 +12,7 @@ from apps.cubes.services import cube_ensure_personal
 from apps.graph import events
 from apps.memories.models import SECTORS, Memory, MemoryVector
 from apps.memories.sectors import ContentVector, embed_contents
-from apps.memories.services.linking import create_links
+from apps.memories.services.linking import create_links_many
 from apps.memories.text import extract_keywords, urgency_salience
 from apps.memories.validation import (
     MAX_CONTEXT_CHARS, MAX_ID_CHARS, MAX_LABEL_CHARS, clean_content, clean_labels, clean_sector, clean_text, clean_unit,
@@ -75,14 +75,21 @@ def _resolve_cube(actor: User, cube_id: str | None):
     return cube_get_writable(actor=actor, cube_id=cube_id) if cube_id else cube_ensure_personal(actor=actor)
 
 
-def _persist(memory: Memory, vector: ContentVector, *, link: bool) -> int:
-    created_at = memory.created_at
-    memory.save(force_insert=True)
-    if memory.created_at != created_at:  # auto_now_add overrides an imported timestamp
-        Memory.objects.filter(pk=memory.pk).update(created_at=created_at)
-        memory.created_at = created_at
-    MemoryVector.objects.create(memory=memory, embedding=vector.vector, tokens=vector.tokens)
-    return len(create_links(memory, vector)) if link else 0
+def _persist(memories: list[Memory], vectors: list[ContentVector], *, link: bool) -> list[int]:
+    """Insert the memories and their vectors (one statement each) and link them; how many links each got."""
+    created = [memory.created_at for memory in memories]
+    Memory.objects.bulk_create(memories)
+    moved = [(memory.pk, when) for memory, when in zip(memories, created) if memory.created_at != when]
+    if moved:  # auto_now_add overrides an imported timestamp
+        with connection.cursor() as cursor:
+            cursor.execute(f"UPDATE {Memory._meta.db_table} m SET created_at = t.created_at "
+                           "FROM unnest(%s::uuid[], %s::timestamptz[]) AS t(id, created_at) WHERE m.id = t.id",
+                           [[pk for pk, _ in moved], [when for _, when in moved]])
+        for memory, when in zip(memories, created):
+            memory.created_at = when
+    MemoryVector.objects.bulk_create([MemoryVector(memory=memory, embedding=vector.vector, tokens=vector.tokens)
+                                      for memory, vector in zip(memories, vectors)])
+    return create_links_many(memories, vectors) if link else [0] * len(memories)
 
 
 def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: str | None = None, session_id="",
@@ -94,9 +101,9 @@ def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: st
         agent_id=agent_id, keywords=keywords, tags=tags, category=category, context=context, importance=importance,
         metadata=metadata, created_at=created_at, kind=kind,
     )
-    [vector] = embed_memories([memory])
+    vectors = embed_memories([memory])
     with transaction.atomic():
-        links_created = _persist(memory, vector, link=True)
+        [links_created] = _persist([memory], vectors, link=True)
         events.publish_after_commit(events.Kind.MEMORIES_CREATED, cube.pk, events.memories_created([memory]))
     return StoreResult(memory=memory, embeddings_generated=len(SECTORS), links_created=links_created)
 
@@ -119,10 +126,8 @@ def memory_store_many(*, actor: User, items: list[dict], cube_id: str | None = N
         except InvalidInput as exc:
             raise InvalidInput(f"Item {index}: {exc.message}", field=exc.field, extra={"index": index}) from exc
     all_vectors = embed_memories(memories)
-    results = []
     with transaction.atomic():
-        for memory, vector in zip(memories, all_vectors):
-            links_created = _persist(memory, vector, link=link)
-            results.append(StoreResult(memory=memory, embeddings_generated=len(SECTORS), links_created=links_created))
+        links = _persist(memories, all_vectors, link=link) if memories else []
         events.publish_after_commit(events.Kind.MEMORIES_CREATED, cube.pk, events.memories_created(memories))
-    return results
+    return [StoreResult(memory=memory, embeddings_generated=len(SECTORS), links_created=count)
+            for memory, count in zip(memories, links)]
