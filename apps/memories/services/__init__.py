@@ -4,4 +4,7 @@ from apps.memories.services.lifecycle import (  # noqa: F401
     memory_update,
 )
 from apps.memories.services.retrieval import RetrieveResult, SearchResult, memory_retrieve, memory_search  # noqa: F401
-from apps.memories.services.store import StoreResult, memory_store, memory_store_many  # noqa: F401
+from apps.memories.services.store import (  # noqa: F401
+    PreparedBatch, StoreResult, embed_memories, memory_prepare_many, memory_store, memory_store_many,
+    memory_store_prepared,
+)

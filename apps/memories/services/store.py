@@ -108,10 +108,17 @@ def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: st
     return StoreResult(memory=memory, embeddings_generated=len(SECTORS), links_created=links_created)
 
 
-def memory_store_many(*, actor: User, items: list[dict], cube_id: str | None = None, link: bool = True) -> list[StoreResult]:
-    """Store a batch with one model call. Every item is validated before anything is written, so a bad
-    item leaves the whole batch unwritten; each item may carry its own ``created_at``. An item's fields are
-    memory_store's (but ``cube_id``, which is the batch's)."""
+@dataclass(frozen=True)
+class PreparedBatch:
+    """A validated batch, not yet embedded or written: what memory_prepare_many returns."""
+
+    cube: object
+    memories: list[Memory]
+
+
+def memory_prepare_many(*, actor: User, items: list[dict], cube_id: str | None = None) -> PreparedBatch:
+    """Validate a batch (each item as memory_store's arguments but ``cube_id``, which is the batch's) into
+    unsaved memories; a bad item raises InvalidInput naming its index."""
     cube = _resolve_cube(actor, cube_id)
     memories = []
     for index, item in enumerate(items):
@@ -125,9 +132,23 @@ def memory_store_many(*, actor: User, items: list[dict], cube_id: str | None = N
             memories.append(build_memory(actor=actor, cube=cube, **item))
         except InvalidInput as exc:
             raise InvalidInput(f"Item {index}: {exc.message}", field=exc.field, extra={"index": index}) from exc
-    all_vectors = embed_memories(memories)
+    return PreparedBatch(cube=cube, memories=memories)
+
+
+def memory_store_prepared(batch: PreparedBatch, vectors: list[ContentVector] | None = None, *,
+                          link: bool = True) -> list[StoreResult]:
+    """Write a prepared batch in one transaction, with `vectors` (embed_memories of its memories) when the
+    caller embedded them already, e.g. while the previous batch was written."""
+    vectors = embed_memories(batch.memories) if vectors is None else vectors
     with transaction.atomic():
-        links = _persist(memories, all_vectors, link=link) if memories else []
-        events.publish_after_commit(events.Kind.MEMORIES_CREATED, cube.pk, events.memories_created(memories))
+        links = _persist(batch.memories, vectors, link=link) if batch.memories else []
+        events.publish_after_commit(events.Kind.MEMORIES_CREATED, batch.cube.pk, events.memories_created(batch.memories))
     return [StoreResult(memory=memory, embeddings_generated=len(SECTORS), links_created=count)
-            for memory, count in zip(memories, links)]
+            for memory, count in zip(batch.memories, links)]
+
+
+def memory_store_many(*, actor: User, items: list[dict], cube_id: str | None = None, link: bool = True) -> list[StoreResult]:
+    """Store a batch with one model call. Every item is validated before anything is written, so a bad
+    item leaves the whole batch unwritten; each item may carry its own ``created_at``. An item's fields are
+    memory_store's (but ``cube_id``, which is the batch's)."""
+    return memory_store_prepared(memory_prepare_many(actor=actor, items=items, cube_id=cube_id), link=link)

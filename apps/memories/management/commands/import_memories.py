@@ -5,15 +5,18 @@ One JSON object a line, in the format export_memories writes (so export -> impor
     content (required), primarySector, sessionId, agentId, keywords, tags, category, context, importance,
     metadata, createdAt (ISO 8601), deletedAt (ISO 8601: the memory arrives soft-deleted)
 
-snake_case spellings (primary_sector, session_id, ...) are accepted too. Lines are stored in batches
-through memory_store_many: one model call embeds a whole batch, and a batch is written whole or not at
-all. A bad line stops the import with its line number and field (the batches before it stay imported),
+snake_case spellings (primary_sector, session_id, ...) are accepted too. Lines are stored in batches:
+one model call embeds a whole batch (on every core unless --threads says otherwise), the next batch is
+embedded while the one before it is written and linked, and a batch is written whole or not at all.
+The progress bar counts memories written, with their rate and the time left. A bad line stops the import with its line number and field (the batches before it stay imported),
 unless --skip-invalid is given, which leaves bad lines out and lists them.
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +26,8 @@ from tqdm import tqdm
 from apps.accounts.selectors import user_resolve
 from apps.core.aliases import Aliases
 from apps.core.exceptions import DomainError, InvalidInput
-from apps.memories.services import memory_delete, memory_store_many
+from apps.memories.embeddings import get_model
+from apps.memories.services import embed_memories, memory_delete, memory_prepare_many, memory_store_prepared
 from apps.memories.validation import clean_datetime
 
 # memory_store_many's item fields -> the names of the export format; errors name the metadata fields as ThoughtMCP.
@@ -88,23 +92,33 @@ class Command(BaseCommand):
         parser.add_argument("--batch-size", type=int, default=64, help="memories a model call (default 64)")
         parser.add_argument("--no-links", action="store_true", help="store without making waypoint links")
         parser.add_argument("--skip-invalid", action="store_true", help="leave bad lines out and list them")
+        parser.add_argument("--threads", type=int, help="threads the model may use (default: every core)")
 
     def handle(self, *args, file: str, user: str, cube: str | None, batch_size: int, no_links: bool,
-               skip_invalid: bool, **options):
+               skip_invalid: bool, threads: int | None, **options):
         actor = user_resolve(identifier=user)
         if actor is None:
             raise CommandError(f"No user {user!r}: give an existing username or id with --user.")
         if batch_size < 1:
             raise CommandError("--batch-size must be 1 or more.")
+        if threads is not None and threads < 1:
+            raise CommandError("--threads must be 1 or more.")
         stream = sys.stdin if file == "-" else self._open(file)
-        total = None if file == "-" else sum(1 for _ in self._open(file))
-        self.imported, self.skipped = 0, []
+        total = None if file == "-" else sum(1 for line in self._open(file) if line.strip())
+        self.actor, self.imported, self.skipped, self.link = actor, 0, [], not no_links
+        self.pending: tuple | None = None
+        import torch
+
+        get_model()  # loaded (with ENGRAM_EMBEDDING_THREADS) before this command takes every core
+        threads_before = torch.get_num_threads()
+        torch.set_num_threads(threads or os.cpu_count() or 1)
         # The progress bar writes to the command's raw stderr: OutputWrapper would end each redraw with "\n".
-        progress = tqdm(total=total, unit="line", desc="import", file=self.stderr._out, dynamic_ncols=True)
+        self.progress = tqdm(total=total, unit="memory", desc="import", file=self.stderr._out, dynamic_ncols=True)
         batch: list[Line] = []
+        # The next batch is embedded in this thread while the one before it is written and linked.
+        self.embedder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-embedding")
         try:
             for number, text in enumerate(stream, start=1):
-                progress.update(1)
                 if not text.strip():
                     continue
                 try:
@@ -112,12 +126,15 @@ class Command(BaseCommand):
                 except BadLine as exc:
                     self._bad_line(str(exc), skip_invalid)
                 if len(batch) >= batch_size:
-                    self._store(actor, cube, batch, link=not no_links, skip_invalid=skip_invalid)
+                    self._submit(actor, cube, batch, skip_invalid=skip_invalid)
                     batch = []
             if batch:
-                self._store(actor, cube, batch, link=not no_links, skip_invalid=skip_invalid)
+                self._submit(actor, cube, batch, skip_invalid=skip_invalid)
+            self._write_pending()
         finally:
-            progress.close()
+            self.embedder.shutdown(cancel_futures=True)
+            torch.set_num_threads(threads_before)
+            self.progress.close()
             if stream is not sys.stdin:
                 stream.close()
         for message in self.skipped:
@@ -134,16 +151,20 @@ class Command(BaseCommand):
 
     def _bad_line(self, message: str, skip_invalid: bool) -> None:
         if not skip_invalid:
+            self._write_pending()  # the batches before the bad line's stay imported
             raise CommandError(
                 f"{message} Nothing of that line's batch was written; {self.imported} memories were imported "
                 "before it. Fix the line and import the rest, or pass --skip-invalid to leave bad lines out."
             )
         self.skipped.append(message)
+        self.progress.update(1)
 
-    def _store(self, actor, cube: str | None, batch: list[Line], *, link: bool, skip_invalid: bool) -> None:
+    def _submit(self, actor, cube: str | None, batch: list[Line], *, skip_invalid: bool) -> None:
+        """Validate a batch (leaving bad lines out with --skip-invalid), start embedding it, and write the one
+        before it meanwhile."""
         while batch:
             try:
-                results = memory_store_many(actor=actor, items=[line.item for line in batch], cube_id=cube, link=link)
+                prepared = memory_prepare_many(actor=actor, items=[line.item for line in batch], cube_id=cube)
             except InvalidInput as exc:
                 index = exc.extra.get("index")
                 if index is None:
@@ -155,8 +176,22 @@ class Command(BaseCommand):
                 continue
             except DomainError as exc:
                 raise CommandError(f"{exc.message} ({self.imported} memories were imported before it.)") from None
-            for line, result in zip(batch, results):
-                if line.deleted:
-                    memory_delete(actor=actor, memory_id=result.memory.pk)
-            self.imported += len(results)
+            vectors = self.embedder.submit(embed_memories, prepared.memories)
+            self._write_pending()
+            self.pending = (batch, prepared, vectors)
             return
+
+    def _write_pending(self) -> None:
+        if self.pending is None:
+            return
+        lines, prepared, vectors = self.pending
+        self.pending = None
+        try:
+            results = memory_store_prepared(prepared, vectors.result(), link=self.link)
+        except DomainError as exc:
+            raise CommandError(f"{exc.message} ({self.imported} memories were imported before it.)") from None
+        for line, result in zip(lines, results):
+            if line.deleted:
+                memory_delete(actor=self.actor, memory_id=result.memory.pk)
+        self.imported += len(results)
+        self.progress.update(len(results))
