@@ -84,6 +84,9 @@ class Interval:
         return {"ge": self.low, "le": self.high}
 
 
+# Memories stored by one batch call (REST's memories/batch/): one model call embeds them all.
+BATCH_SIZE = Range(1, 100)
+
 # Pagination of lists, searches and histories. Nobody pages ten thousand items deep; the bound keeps a
 # retrieval's candidate pool and every SQL OFFSET small (an unbounded offset overflowed bigint).
 PAGE_LIMIT = Range(1, 100, default=10)

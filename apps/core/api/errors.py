@@ -38,14 +38,24 @@ def error_response(code: str, message: str, details=None, *, http_status: int, h
     return Response(error_body(code, message, details), status=http_status, headers=headers)
 
 
-def _first_message(detail) -> str:
+def _first_message(detail, path: str = "") -> str:
+    """The first error, prefixed with where it is: "date_range.start: ..." or "memories[2].content: ..."
+    (a list of items reports the first item that has errors)."""
     if isinstance(detail, dict):
-        field, value = next(iter(detail.items()))
-        inner = _first_message(value)
-        return inner if field == "non_field_errors" else f"{field}: {inner}"
-    if isinstance(detail, list) and detail:
-        return _first_message(detail[0])
-    return str(detail)
+        for field, value in detail.items():
+            if value:
+                if field == "non_field_errors":
+                    where = path
+                elif str(field).isdigit():  # a ListField's items are keyed by their index
+                    where = f"{path}[{field}]"
+                else:
+                    where = f"{path}.{field}" if path else str(field)
+                return _first_message(value, where)
+    if isinstance(detail, list):
+        for index, value in enumerate(detail):
+            if value:
+                return _first_message(value, f"{path}[{index}]" if isinstance(value, (dict, list)) else path)
+    return f"{path}: {detail}" if path else str(detail)
 
 
 def exception_handler(exc, context):

@@ -9,7 +9,7 @@ from apps.core.aliases import Aliases
 from apps.core.api.serializers import (
     AtLeastOneFieldMixin, JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer, StrictSerializer,
 )
-from apps.core.limits import OFFSET, PAGE_LIMIT, UNIT
+from apps.core.limits import BATCH_SIZE, OFFSET, PAGE_LIMIT, UNIT
 from apps.cubes.api.serializers import CubeIdField
 from apps.memories.models import SECTORS, Memory, MemoryLink, Sector
 from apps.memories.services.retrieval.scoring import WITH_QUERY
@@ -170,6 +170,29 @@ class MemoryStoreSerializer(MemoryFieldsSerializer):
     cube = CubeIdField(required=False, help_text="A cube you may write to; your personal cube when left out.")
     session_id = JSONCharField(max_length=MAX_ID_CHARS, required=False, allow_blank=True)
     agent_id = JSONCharField(max_length=MAX_ID_CHARS, required=False, allow_blank=True)
+
+
+class MemoryBatchItemSerializer(MemoryFieldsSerializer):
+    """One memory of a batch store: the fields of a single store but the cube, which is the batch's."""
+
+    content = JSONCharField(**CONTENT_LENGTH, help_text=CONTENT_HELP)
+    primary_sector = SectorField(default="semantic")
+    session_id = JSONCharField(max_length=MAX_ID_CHARS, required=False, allow_blank=True)
+    agent_id = JSONCharField(max_length=MAX_ID_CHARS, required=False, allow_blank=True)
+
+
+class MemoryBatchStoreSerializer(StrictSerializer):
+    cube = CubeIdField(required=False, help_text="A cube you may write to; your personal cube when left out.")
+    memories = serializers.ListField(
+        child=MemoryBatchItemSerializer(), min_length=BATCH_SIZE.low, max_length=BATCH_SIZE.high,
+        help_text=f"The memories to store ({BATCH_SIZE}), all or none.",
+        error_messages={"min_length": f"Send {BATCH_SIZE} memories.", "max_length": f"Send {BATCH_SIZE} memories."},
+    )
+
+
+class MemoryBatchResponseSerializer(serializers.Serializer):
+    memories = MemorySerializer(many=True, help_text="The stored memories, in the order sent.")
+    links_created = serializers.ListField(child=serializers.IntegerField(), help_text="Links each memory got.")
 
 
 class MemoryUpdateSerializer(AtLeastOneFieldMixin, MemoryFieldsSerializer):
