@@ -25,6 +25,7 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
+from apps.memories.batching import Coalescer
 from apps.memories.embeddings import embed_texts, get_model, sector_texts
 from apps.memories.models import SECTORS
 from apps.memories.text import valence_arousal
@@ -113,9 +114,12 @@ class ContentVector:
     tokens: int
 
 
+_writers = Coalescer(lambda texts: embed_texts(texts))
+
+
 def embed_contents(texts: list[str]) -> list[ContentVector]:
-    """One model pass per text, batched."""
-    return [ContentVector(vector, tokens) for vector, tokens in zip(embed_texts(texts), token_counts(texts))]
+    """One model pass per text, batched, and shared with the other threads storing at the same time."""
+    return [ContentVector(vector, tokens) for vector, tokens in zip(_writers.embed(texts), token_counts(texts))]
 
 
 def mean_pair_cosine(*, dot: np.ndarray, own_shift: np.ndarray, own_tokens: int, their_shift: np.ndarray,
