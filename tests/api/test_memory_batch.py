@@ -87,3 +87,10 @@ def test_the_statements_do_not_grow_with_the_batch(api, user):
         return len(captured)
 
     assert statements(40) <= statements(2)
+
+
+def test_a_batch_cannot_write_into_another_users_personal_cube(api, other_api, user):
+    alices_cube = api.post(BATCH_URL, batch("Alice's own note"), format="json").json()["memories"][0]["cube"]
+    response = other_api.post(BATCH_URL, {"cube": alices_cube, **batch("Bob's note in Alice's cube")}, format="json")
+    assert response.status_code in (403, 404), response.content
+    assert list(Memory.objects.filter(cube_id=alices_cube).values_list("content", flat=True)) == ["Alice's own note"]

@@ -20,6 +20,7 @@ OPERATIONS = {
     "/api/v1/memories/{memory_id}/links/": {"get"},
     "/api/v1/memories/retrieve/": {"post"},
     "/api/v1/memories/search/": {"post"},
+    "/api/v1/memories/batch/": {"post"},
     "/api/v1/tokens/": {"get", "post"},
     "/api/v1/tokens/{token_id}/": {"delete"},
     "/api/v1/cubes/": {"get", "post"},
