@@ -81,9 +81,10 @@ def _recency_sql(table: str) -> str:
 
 
 def _link_weight_sql(table: str) -> str:
-    """The mean weight of a memory's links, both directions; 0 for a memory with none."""
-    return (f"COALESCE((SELECT avg(l.weight) FROM {LINKS} l "
-            f"WHERE l.source_id = {table}.id OR l.target_id = {table}.id), 0)")
+    """The mean weight of a memory's links, both directions; 0 for a memory with none. Two branches, one per
+    direction, so that each reads its own index (an OR of the two scanned every link for every memory)."""
+    return (f"COALESCE((SELECT avg(l.weight) FROM (SELECT weight FROM {LINKS} WHERE source_id = {table}.id "
+            f"UNION ALL SELECT weight FROM {LINKS} WHERE target_id = {table}.id) AS l), 0)")
 
 
 def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nearest: int = 0) -> list[PoolScore]:
