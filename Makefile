@@ -44,11 +44,9 @@ test-redis: $(VENV)/.installed-dev
 		PYTEST_ARGS="tests/graph tests/memories/test_tasks.py $(PYTEST_ARGS)"
 
 # Measurements, each in a database of its own (config/settings/bench.py); results go in docs/benchmarks.md.
-# The first run builds its corpora and takes a while; later runs reuse them.
+# `make bench` prints the speed table (bench/report.py); the first run builds its corpora and takes a while.
 bench: $(VENV)/.installed-dev
-	$(PY) bench/locomo_eval.py
-	$(PY) bench/corpus.py --db engram_bench_10k --size 10000
-	$(PY) bench/perf.py --db engram_bench_10k
+	$(PY) bench/report.py
 
 bench-100k: $(VENV)/.installed-dev
 	$(PY) bench/corpus.py --db engram_bench_10k --size 10000

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import REPO, bench_user, load_average, machine, setup_django  # noqa: E402
+from bench.common import REPO, bench_user, load_average, machine, setup_django, write_json  # noqa: E402
 from bench.corpus import CORPUS_USER  # noqa: E402
 from bench.perf import questions, rest_server  # noqa: E402
 
@@ -68,6 +68,7 @@ def main() -> None:
     parser.add_argument("--db", required=True, help="a corpus database (bench/corpus.py)")
     parser.add_argument("--searches", type=int, default=10000)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
     setup_django(args.db)
     from apps.accounts.services import token_create
@@ -108,6 +109,8 @@ def main() -> None:
             print(f"PostgreSQL ({len(postgres)} processes):  PSS {mb(pg_pss)}")
             print(f"whole stack (PSS):                   {mb(web_pss + worker_pss + pg_pss)}")
             print(load_average())
+            write_json(args.json, {"web_rss": web_rss, "web_pss": web_pss, "worker_pss": worker_pss,
+                                   "postgres_pss": pg_pss, "stack_pss": web_pss + worker_pss + pg_pss})
     finally:
         worker.terminate()
         worker.wait(timeout=60)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import REPO, bench_user, load_average, machine, setup_django  # noqa: E402
+from bench.common import REPO, bench_user, load_average, machine, setup_django, write_json  # noqa: E402
 from bench.corpus import LOCOMO, locomo_pieces, memory_item  # noqa: E402
 
 DATABASE = "engram_bench_ingest"
@@ -46,6 +46,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--batch-size", type=int, default=None, help="import_memories' --batch-size")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
     setup_django(DATABASE)
     from django.core.management import call_command
@@ -71,6 +72,8 @@ def main() -> None:
     links = MemoryLink.objects.filter(source__owner=user).count()
     print(f"imported {count} memories in {imported:.1f} s: {count / imported:.1f} memories/s; "
           f"{linked} with links, {links} links; load {load_average()}")
+    write_json(args.json, {"memories": count, "seconds": round(imported, 1), "rate": round(count / imported, 1),
+                           "linked": linked, "links": links})
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@
 Queries are LoCoMo questions (natural language) against a corpus of recombined LoCoMo turns owned by
 one user (bench/corpus.py). Latencies include the query embedding and, as in production, the
 reinforcement of what is returned. REST runs a real uvicorn server on 127.0.0.1 with the benchmark
-settings and calls POST /api/v1/memories/retrieve/ and /search/ with a Bearer token over httpx.
+settings and calls POST /api/v1/memories/retrieve/ and /search/ with a Bearer token over httpx; the same
+server answers ThoughtMCP's retrieve_memories and search_memories over streamable HTTP.
 Store throughput is measured with a separate user whose memories are hard-deleted afterwards, so the
 corpus keeps its size.
 """
@@ -142,13 +143,17 @@ def rest_latency(database: str, user, texts: list[str], boolean: list[str]) -> d
     with rest_server(database, token) as client:
         retrieve = rest_call(client, "/api/v1/memories/retrieve/")
         search = rest_call(client, "/api/v1/memories/search/")
+        mcp_retrieve = mcp_call(client, "retrieve_memories", str(user.pk))
+        mcp_search = mcp_call(client, "search_memories", str(user.pk))
         for text in texts[:5]:
-            retrieve(text)
-            search(text)
+            for call in (retrieve, search, mcp_retrieve, mcp_search):
+                call(text)
         return {
             "REST retrieve": percentiles(timed(retrieve, texts)),
             "REST search (plain words, hybrid)": percentiles(timed(search, texts)),
             "REST search (boolean, full-text)": percentiles(timed(search, boolean)),
+            "MCP retrieve_memories": percentiles(timed(mcp_retrieve, texts)),
+            "MCP search_memories (plain words)": percentiles(timed(mcp_search, texts)),
         }
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import REPO, bench_user, load_average, machine, percentiles, setup_django  # noqa: E402
+from bench.common import REPO, load_average, machine, percentiles, setup_django, write_json  # noqa: E402
 from bench.corpus import LOCOMO, locomo_pieces, memory_item  # noqa: E402
 from bench.perf import rest_server  # noqa: E402
 
@@ -82,6 +82,7 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=50)
     parser.add_argument("--each", type=int, default=10, help="stores per concurrent writer")
     parser.add_argument("--seed", type=int, default=23)
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
     setup_django(DATABASE)
     speakers, sentences = locomo_pieces(LOCOMO)
@@ -143,6 +144,8 @@ def main() -> None:
         f"{' / '.join(f'{rate:.1f}' for rate in f['rates']):>16}" for f in figures.values()))
     print("every concurrent store is in the database exactly once")
     print(load_average())
+    write_json(args.json, {name: {"single": percentiles(f["single"]), "rates": [round(r, 1) for r in f["rates"]]}
+                           for name, f in figures.items()})
 
 
 if __name__ == "__main__":

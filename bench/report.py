@@ -1,0 +1,89 @@
+"""Every row of the speed issue's table from one command (`make bench`): the scripts run one after the
+other, each writing its figures to var/bench/results/, then one table with the machine's CPU and load.
+
+    .venv/bin/python bench/report.py              # builds the 10k and 100k corpora the first time
+    .venv/bin/python bench/report.py --million    # also the 1M corpus (its build takes about an hour)
+
+Rows: import_memories of 10k LoCoMo-like memories (bench/ingest.py); one MCP store_memory and 50 writers
+at once (bench/writers.py); REST and MCP retrieve and search at 100k and, with --million, at 1M
+(bench/perf.py); embedding storage per memory (PostgreSQL's sizes of the vectors table and its HNSW
+index); the web process after 10,000 searches and the whole stack (bench/footprint.py); LoCoMo dev
+recall (bench/locomo_eval.py).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import REPO, load_average, machine, setup_django  # noqa: E402
+
+RESULTS = REPO / "var" / "bench" / "results"
+
+
+def run(script: str, *args: str, output: str) -> dict:
+    path = RESULTS / output
+    print(f"\n$ {script} {' '.join(args)}", flush=True)
+    subprocess.run([sys.executable, str(REPO / "bench" / script), *args, "--json", str(path)], cwd=REPO, check=True)
+    return json.loads(path.read_text())
+
+
+def storage_per_memory(database: str) -> float:
+    """Bytes per memory of the vectors table and its indexes, read in that database."""
+    out = subprocess.run([sys.executable, "-c", (
+        "import sys; sys.path.insert(0, '.'); from bench.common import setup_django; "
+        f"setup_django({database!r}); from django.db import connection; c = connection.cursor(); "
+        "c.execute(\"SELECT pg_total_relation_size('memories_memoryvector')::float8 / "
+        "greatest(1, (SELECT count(*) FROM memories_memoryvector))\"); print(c.fetchone()[0])")],
+        cwd=REPO, check=True, capture_output=True, text=True)
+    return float(out.stdout.split()[-1])
+
+
+def p95(figures: dict, name: str) -> str:
+    row = figures[name]
+    return f"{row['p50']:.1f} / {row['p95']:.1f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--million", action="store_true", help="also build and measure the 1M corpus")
+    args = parser.parse_args()
+    setup_django("engram_bench")
+    for size, database, source in ((10_000, "engram_bench_10k", None), (100_000, "engram_bench_100k", "engram_bench_10k"),
+                                   *([(1_000_000, "engram_bench_1m", "engram_bench_100k")] if args.million else [])):
+        build = ["--db", database, "--size", str(size), *(["--from-db", source] if source else [])]
+        subprocess.run([sys.executable, str(REPO / "bench" / "corpus.py"), *build], cwd=REPO, check=True)
+    ingest = run("ingest.py", "--size", "10000", output="ingest.json")
+    writers = run("writers.py", output="writers.json")["after"]
+    at_100k = run("perf.py", "--db", "engram_bench_100k", "--no-store", output="perf-100k.json")
+    at_1m = run("perf.py", "--db", "engram_bench_1m", "--no-store", output="perf-1m.json") if args.million else None
+    footprint = run("footprint.py", "--db", "engram_bench_100k", output="footprint.json")
+    locomo = run("locomo_eval.py", "--only", "retrieve", output="locomo.json")
+    rows = [
+        ("import_memories, 10k memories", f"{ingest['rate']:.0f} memories/s ({ingest['linked']} linked)"),
+        ("one MCP store_memory, p50 / p95", f"{writers['single']['p50']:.0f} / {writers['single']['p95']:.0f} ms"),
+        ("50 concurrent MCP writers", " / ".join(f"{rate:.0f}" for rate in writers["rates"]) + " memories/s"),
+        ("REST retrieve at 100k, p50 / p95", p95(at_100k, "REST retrieve")),
+        ("REST search at 100k, p50 / p95", p95(at_100k, "REST search (plain words, hybrid)")),
+        ("MCP retrieve at 100k, p50 / p95", p95(at_100k, "MCP retrieve_memories")),
+        ("MCP search at 100k, p50 / p95", p95(at_100k, "MCP search_memories (plain words)")),
+        *([("REST search at 1M, p50 / p95", p95(at_1m, "REST search (plain words, hybrid)")),
+           ("MCP search at 1M, p50 / p95", p95(at_1m, "MCP search_memories (plain words)"))] if at_1m else []),
+        ("embedding storage per memory (100k)", f"{storage_per_memory('engram_bench_100k'):.0f} B"),
+        ("web RSS after 10k searches", f"{footprint['web_rss'] / 2**20:.0f} MB"),
+        ("whole stack, PSS", f"{footprint['stack_pss'] / 2**20:.0f} MB"),
+        ("LoCoMo dev recall@5 (retrieve)", f"{locomo['retrieve']['all']['recall@5']:.3f}"),
+    ]
+    print(f"\n{machine()}")
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name:{width}}  {value}")
+    print(f"load average now {load_average()}")
+
+
+if __name__ == "__main__":
+    main()
