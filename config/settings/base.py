@@ -208,9 +208,10 @@ ENGRAM_EMBEDDING_THREADS = env_int("ENGRAM_EMBEDDING_THREADS", 1)
 ENGRAM_EMBEDDING_BACKEND = env_choice("ENGRAM_EMBEDDING_BACKEND", "onnx", ("onnx", "torch"))
 # Where the exported ONNX files are kept, named by the model's folder and a key of its files.
 ENGRAM_EMBEDDING_CACHE_DIR = Path(env_str("ENGRAM_EMBEDDING_CACHE_DIR", str(VAR_DIR / "models")))
-# With the onnx backend, memories are embedded by the int8 model too (per-channel weights; vectors at a
-# mean cosine of 0.991 to the full model's). The torch backend always stores full-precision vectors.
-ENGRAM_EMBEDDING_INT8 = env_bool("ENGRAM_EMBEDDING_INT8", True)
+# With the onnx backend, true embeds memories by the int8 model too: twice the texts/s, but LoCoMo R@5
+# fell 0.009 below full-precision storage (and dynamic int8 makes a vector depend on its batch), so
+# memories are stored in full precision unless a bulk import wants the speed (docs/benchmarks.md).
+ENGRAM_EMBEDDING_INT8 = env_bool("ENGRAM_EMBEDDING_INT8", False)
 # Search queries are embedded by an int8 model: the int8 ONNX file, or with torch an int8 copy of the
 # model (dynamic quantisation of its linear layers): 1.7x faster on CPU, LoCoMo recall within 0.002
 # (docs/benchmarks.md).
