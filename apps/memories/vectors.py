@@ -104,7 +104,7 @@ def nearest_exactly(memory_ids: list, vector, sectors: list[str], limit: int) ->
 def nearest_in_scope(scope: QuerySet, vector, *, limit: int) -> list[tuple]:
     """(memory id, distance) of the ``limit`` memories of ``scope`` (a Memory queryset) whose content vectors are
     nearest ``vector``, nearest first: exactly when the scope holds at most EXACT_SCOPE_MEMORIES, else through
-    the index with an iterative scan."""
+    the index with an iterative scan (and exactly after all when that scan comes back short)."""
     from apps.memories.models import MemoryVector
 
     ids = list(scope.values_list("pk", flat=True)[:EXACT_SCOPE_MEMORIES + 1])
@@ -116,4 +116,8 @@ def nearest_in_scope(scope: QuerySet, vector, *, limit: int) -> list[tuple]:
             .annotate(distance=CosineDistance("embedding", HalfVector(vector))).order_by("distance")
             .values_list("memory_id", "distance")[:limit]
         )
+    if len(rows) < limit and len(rows) < scope.count():
+        # The walk stopped at hnsw.max_scan_tuples before the scope's neighbours (dead entries, or other
+        # users' vectors crowding this one): rare, and then the exact comparison is the right answer.
+        return nearest_exactly(list(scope.values_list("pk", flat=True)), vector, [SEMANTIC], limit)
     return sorted(rows, key=lambda row: row[1])
