@@ -1,6 +1,6 @@
 """Engram and a peer, mcp-memory-service, side by side: the same memories stored and searched over HTTP.
 
-    .venv/bin/python bench/peer.py            # ~15 min; the first run also builds the peer's venv (~2 min)
+    .venv/bin/python bench/peer.py            # ~20 min; the first run also builds the peer's venv (~1.5 min)
 
 Both systems run as real servers on free loopback ports in this one run, and every phase sends each call
 to both in turn, alternating which goes first, so that the shared machine's load falls on both alike:
@@ -71,7 +71,10 @@ START_SECONDS = 300
 
 def sqlite_loads_extensions(python: str) -> bool:
     check = "import sqlite3; sqlite3.connect(':memory:').enable_load_extension(True)"
-    return subprocess.run([python, "-c", check], capture_output=True).returncode == 0
+    try:
+        return subprocess.run([python, "-c", check], capture_output=True).returncode == 0
+    except OSError:  # no such interpreter
+        return False
 
 
 def peer_venv(venv: Path, python: str) -> Path:
@@ -335,14 +338,16 @@ def engram_inprocess():
 @contextmanager
 def peer_inprocess(python: Path, data_dir: Path, threads: int):
     """A function that stores a batch through the peer's store_batch in a process of the peer's venv."""
-    process = subprocess.Popen([str(python), str(REPO / "bench" / "peer_inprocess.py")], cwd=REPO,
-                               env=peer_env(data_dir, threads=threads), text=True, stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=(BENCH_DIR / "peer-inprocess.log").open("w"))
+    log = BENCH_DIR / "peer-inprocess.log"
+    with log.open("w") as errors:
+        process = subprocess.Popen([str(python), str(REPO / "bench" / "peer_inprocess.py")], cwd=REPO,
+                                   env=peer_env(data_dir, threads=threads), text=True, stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=errors)
 
     def read() -> dict:
         line = process.stdout.readline()
         if not line:
-            raise SystemExit(f"{PEER}'s in-process store stopped: see {BENCH_DIR / 'peer-inprocess.log'}.")
+            raise SystemExit(f"{PEER}'s in-process store stopped: see {log}.")
         return json.loads(line)
 
     def store(batch: list[dict]) -> int:
