@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -54,7 +55,8 @@ def token_for(repo: Path, database: str) -> tuple[str, str]:
               f"from apps.accounts.services import token_create; u = bench_user({WRITER!r}); "
               "Memory.objects.filter(owner=u).delete(); "
               "print(token_create(actor=u, name='writers', scopes=['read', 'write']).raw, u.pk)")
-    out = subprocess.run([sys.executable, "-c", script], cwd=repo, check=True, capture_output=True, text=True)
+    env = {**os.environ, "ENGRAM_VAR_DIR": os.environ.get("ENGRAM_VAR_DIR", str(REPO / "var"))}  # one server for both
+    out = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, check=True, capture_output=True, text=True)
     token, user_id = out.stdout.split()[-2:]
     return token, user_id
 
