@@ -73,16 +73,17 @@ SIZE = re.compile(r"^[1-9][0-9]*(kB|MB|GB)$")
 
 def shared_buffers() -> str:
     """PostgreSQL's page cache for the embedded server: ENGRAM_DB_SHARED_BUFFERS (e.g. 512MB), else a
-    quarter of the machine's memory, between 128 MB (PostgreSQL's default) and 1 GB: the HNSW index of
-    100k memories (~700 MB) should be read from this cache, not copied in from the OS's on every vector
-    query (docs/benchmarks.md#retrieve-and-search-latency)."""
+    quarter of the machine's memory, between 128 MB (PostgreSQL's default) and 256 MB: the vectors and
+    HNSW index of 100k memories take ~165 MB, and at 100k 256 MB answered as fast as 1 GB while the
+    stack held 800 MB less (docs/benchmarks.md, "The speed table"). Past ~150k memories, set it to hold
+    the index (docs/scaling.md)."""
     configured = os.environ.get("ENGRAM_DB_SHARED_BUFFERS", "").strip()
     if configured:
         if not SIZE.match(configured):
             raise ValueError(f"ENGRAM_DB_SHARED_BUFFERS must be a size such as 512MB or 2GB, not {configured!r}.")
         return configured
     memory_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
-    return f"{max(128, min(1024, memory_mb // 4))}MB"
+    return f"{max(128, min(256, memory_mb // 4))}MB"
 
 
 def _apply_settings(server, pgdata: Path) -> None:

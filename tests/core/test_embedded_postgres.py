@@ -54,7 +54,7 @@ def test_shared_buffers_default_is_a_quarter_of_memory_within_bounds(monkeypatch
     monkeypatch.delenv("ENGRAM_DB_SHARED_BUFFERS", raising=False)
     megabytes = int(embedded_postgres.shared_buffers().removesuffix("MB"))
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
-    assert megabytes == max(128, min(1024, memory // 4))
+    assert megabytes == max(128, min(256, memory // 4))
 
 
 @pytest.mark.parametrize("value", ["lots", "512", "0MB", "1 GB", "-1GB"])
