@@ -90,21 +90,6 @@ class SectorOffsets:
     def of(self, sector: str) -> np.ndarray:
         return self.matrix[SECTORS.index(sector)]
 
-    def sector_vectors(self, vector, tokens: int) -> dict[str, np.ndarray]:
-        """The five unit sector vectors of a content vector of `tokens` tokens."""
-        shifted = np.asarray(vector, dtype=np.float32) + self.matrix / max(tokens, 1)
-        return dict(zip(SECTORS, shifted / np.linalg.norm(shifted, axis=1, keepdims=True)))
-
-    def similarities(self, query, vectors, tokens) -> np.ndarray:
-        """cos(query, sector(v)) for each row v of `vectors` (of `tokens` tokens each) and each sector: shape
-        (rows, len(SECTORS))."""
-        vectors = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
-        query = np.asarray(query, dtype=np.float32)
-        scale = 1 / np.maximum(np.atleast_1d(np.asarray(tokens, dtype=np.float32)), 1)[:, None]
-        norms = np.sqrt(np.maximum(1 + 2 * scale * (vectors @ self.matrix.T)
-                                   + scale ** 2 * (self.matrix ** 2).sum(axis=1), 1e-12))
-        return ((vectors @ query)[:, None] + scale * (self.matrix @ query)) / norms
-
 
 @dataclass(frozen=True)
 class ContentVector:

@@ -10,6 +10,12 @@ from apps.memories.sectors import PROBES, sector_offsets, token_counts
 from apps.memories.text import valence_arousal
 from apps.memories.vectors import nearest_exactly
 
+def sector_vectors(offsets, vector, tokens: int) -> dict:
+    """The definition the SQL and the pair cosines must agree with: sector(v) = unit(v + a / n)."""
+    shifted = np.asarray(vector, dtype=np.float64) + offsets.matrix / max(tokens, 1)
+    return dict(zip(SECTORS, shifted / np.linalg.norm(shifted, axis=1, keepdims=True)))
+
+
 # Not among the probes the offsets are measured on.
 UNSEEN = [
     "Maria booked a cabin by the lake for the family reunion in July.",
@@ -26,22 +32,12 @@ def test_derived_sector_vectors_are_nearer_the_prefixed_texts_than_the_content_i
         texts = sector_texts(content=content, created_at=datetime(2025, 6, index + 1, 14, 5, tzinfo=timezone.utc),
                              session_id="trip-planning", valence=valence, arousal=arousal)
         real = dict(zip(SECTORS, np.array(embed_texts([texts[sector] for sector in SECTORS]))))
-        derived = offsets.sector_vectors(real["semantic"], token_counts([content])[0])
+        derived = sector_vectors(offsets, real["semantic"], token_counts([content])[0])
         for sector in SECTORS:
             assert np.linalg.norm(derived[sector]) == pytest.approx(1.0, abs=1e-5)
             if sector != "semantic":
                 assert derived[sector] @ real[sector] > real["semantic"] @ real[sector], (content, sector)
                 assert derived[sector] @ real[sector] > 0.8, (content, sector)
-
-
-def test_similarities_are_the_cosines_with_the_derived_vectors():
-    offsets = sector_offsets()
-    query, *memories = np.array(embed_texts(["When is the family reunion?", *UNSEEN]))
-    tokens = token_counts(UNSEEN)
-    similarities = offsets.similarities(query, memories, tokens)
-    for row, memory, length in zip(similarities, memories, tokens):
-        derived = offsets.sector_vectors(memory, length)
-        assert row == pytest.approx([derived[sector] @ query for sector in SECTORS], abs=1e-5)
 
 
 @pytest.mark.django_db
@@ -52,8 +48,7 @@ def test_postgresql_ranks_by_the_best_derived_sector_as_numpy_does(user, store, 
     stored = {row.memory_id: (np.array(row.embedding, dtype=np.float32), row.tokens)
               for row in MemoryVector.objects.filter(memory__in=memories)}
     assert sorted(tokens for _, tokens in stored.values()) == sorted(token_counts(UNSEEN))
-    columns = [SECTORS.index(sector) for sector in sectors]
-    expected = {memory_id: 1 - sector_offsets().similarities(query, vector, tokens)[0, columns].max()
+    expected = {memory_id: 1 - max(sector_vectors(sector_offsets(), vector, tokens)[sector] @ query for sector in sectors)
                 for memory_id, (vector, tokens) in stored.items()}
     got = nearest_exactly(list(stored), query, sectors, limit=10)
     assert [memory_id for memory_id, _ in got] == sorted(expected, key=expected.get)
@@ -71,7 +66,7 @@ def test_pair_cosines_from_dot_products_match_the_derived_vectors():
     own, others = vectors[0], vectors[1:]
     got = mean_pair_cosine(dot=others @ own, own_shift=matrix @ own, own_tokens=tokens[0], their_shift=others @ matrix.T,
                            their_tokens=np.array(tokens[1:]), shift_norms=(matrix ** 2).sum(axis=1))
-    mine = np.array(list(offsets.sector_vectors(own, tokens[0]).values()))
-    expected = [np.mean(np.sum(mine * np.array(list(offsets.sector_vectors(other, n).values())), axis=1))
+    mine = np.array(list(sector_vectors(offsets, own, tokens[0]).values()))
+    expected = [np.mean(np.sum(mine * np.array(list(sector_vectors(offsets, other, n).values())), axis=1))
                 for other, n in zip(others, tokens[1:])]
     assert got == pytest.approx(expected, abs=1e-5)
