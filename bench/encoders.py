@@ -17,9 +17,9 @@ query  every variant embeds one question at a time, the variants taking turns qu
 agreement  each variant's vectors against the torch fp32 ones (mean and min cosine), and for a way of
        storing and querying: the mean share of each question's 10 nearest texts that the fp32 model
        also puts in its 10 nearest.
-rss    a fresh process per setup loads what a web process loads (get_model, the text encoder with
-       one 64-text store, the query encoder), then embeds --searches questions through the search
-       path's thread pool (apps/memories/services/retrieval/dense.py), 4 at a time; RSS after each
+rss    a fresh process per setup loads what a web process loads (torch and get_model() with the torch
+       backend only; the text encoder with one 64-text store, the query encoder), then embeds
+       --searches questions through the search path's thread pool (apps/memories/services/retrieval/dense.py), 4 at a time; RSS after each
        step, then after malloc_trim(0) (what is in use), and the peak (VmHWM). Today's setup is the
        torch backend with main's batch size of 64.
 """
@@ -96,10 +96,11 @@ def onnx_encoder(model, *, int8: bool, per_channel: bool = True, batch_size: int
 
     from apps.memories import embeddings, onnx_encoder as onnx
 
-    path = onnx.model_file(model, embeddings._model_path(), settings.ENGRAM_EMBEDDING_CACHE_DIR, int8=int8,
+    path = onnx.model_file(embeddings._model_path(), settings.ENGRAM_EMBEDDING_CACHE_DIR, int8=int8,
                            per_channel=per_channel)
     # per-tensor weights fail the probe check (cosine < 0.95 on a one-token text): measured, never shipped
-    return onnx.encoder(model, path, int8=int8, threads=threads, batch_size=batch_size, check=per_channel)
+    return onnx.encoder(embeddings.get_tokenizer(), path, int8=int8, threads=threads, batch_size=batch_size,
+                        check=per_channel)
 
 
 def traced_query_encoder(query_model, threads: int):
@@ -218,17 +219,19 @@ def rss_child(backend: str, searches: int, trim: bool) -> None:
     note("python")
     setup()
     note("django.setup()")
-    import sentence_transformers  # noqa: F401
-    import torch  # noqa: F401
-    note("+ import torch, sentence_transformers")
+    if backend == "torch":  # the onnx backend's process never imports them
+        import sentence_transformers  # noqa: F401
+        import torch  # noqa: F401
+        note("+ import torch, sentence_transformers")
     from apps.memories import embeddings, onnx_encoder
     from apps.memories.services.retrieval.dense import start_embedding
 
     if not trim:
         onnx_encoder.release_freed_memory = lambda: None
     texts, questions = corpus(64, 200)
-    embeddings.get_model()
-    note("+ get_model()")
+    if backend == "torch":
+        embeddings.get_model()
+        note("+ get_model()")
     embeddings.embed_texts(texts)
     note("+ text encoder, one 64-text store")
     embeddings.embed_query(questions[0])
@@ -247,7 +250,8 @@ def rss_child(backend: str, searches: int, trim: bool) -> None:
     print(json.dumps({"steps": steps, "peak": round(peak / 1024),
                       "ms_per_query": round(1000 * elapsed / searches, 2),
                       "text_encoder": repr(embeddings.get_text_encoder()),
-                      "query_encoder": repr(embeddings.get_query_encoder())}))
+                      "query_encoder": repr(embeddings.get_query_encoder()),
+                      "torch_imported": "torch" in sys.modules}))
 
 
 def run_rss(searches: int) -> dict:

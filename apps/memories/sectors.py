@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 
 from apps.memories.batching import Coalescer
-from apps.memories.embeddings import embed_texts, get_model, sector_texts
+from apps.memories.embeddings import count_tokens, embed_texts, sector_texts
 from apps.memories.models import SECTORS
 from apps.memories.text import valence_arousal
 
@@ -123,9 +123,7 @@ def mean_pair_cosine(*, dot: np.ndarray, own_shift: np.ndarray, own_tokens: int,
 
 def token_counts(texts: list[str]) -> list[int]:
     """How many tokens the model reads of each text (special tokens included, truncated as encode() does)."""
-    model = get_model()
-    encoded = model.tokenizer(texts, truncation=True, max_length=model.get_max_seq_length())
-    return [len(ids) for ids in encoded["input_ids"]]
+    return count_tokens(texts)
 
 
 def sector_offsets() -> SectorOffsets:

@@ -202,8 +202,8 @@ ENGRAM_EMBEDDING_BATCH_SIZE = env_int("ENGRAM_EMBEDDING_BATCH_SIZE", 16)
 # processes or threads at once anyway (bench/).
 ENGRAM_EMBEDDING_THREADS = env_int("ENGRAM_EMBEDDING_THREADS", 1)
 # What runs the model: ONNX Runtime on a file exported from it into var/models/ on first use (int8: about
-# 2x torch's batch texts/s, one query as fast, ~195 MB less in a web process: docs/benchmarks.md,
-# "Encoder variants"), or torch. Without
+# 2x torch's batch texts/s, one query 2x faster, and no torch in the process: ~430 MB less in a web
+# process, docs/benchmarks.md, "Encoder variants"), or torch. Without
 # onnxruntime installed, or when the export fails its check, torch runs it whatever this says.
 ENGRAM_EMBEDDING_BACKEND = env_choice("ENGRAM_EMBEDDING_BACKEND", "onnx", ("onnx", "torch"))
 # Where the exported ONNX files are kept, named by the model's folder and a key of its files.

@@ -79,7 +79,8 @@ def test_pgvector_missing(client, monkeypatch, database_without_pgvector):
 
 
 def test_embedding_model_not_loadable(client, settings, monkeypatch):
-    monkeypatch.setattr(embeddings, "_model", None)  # the loaded model is restored afterwards
+    for loaded, empty in (("_model", None), ("_text_encoder", None), ("_onnx_encoders", {})):
+        monkeypatch.setattr(embeddings, loaded, empty)  # what this process loaded is restored afterwards
     settings.ENGRAM_EMBEDDING_MODEL = "no-such-embedding-model"
     body = degraded(client, "embedding_model")
     assert body["failed"] == ["embedding_model"]

@@ -5,6 +5,9 @@ traced by TorchScript: close to the full model's, never the same object unless s
 exactly what encode() would give."""
 import json
 import logging
+import os
+import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -118,8 +121,8 @@ def test_an_export_that_embeds_differently_is_not_used(fresh_query_model, settin
 
 
 def test_the_export_is_made_once_and_kept(fresh_query_model, settings, monkeypatch):
-    model, source = embeddings.get_model(), embeddings._model_path()
-    real = onnx_encoder.model_file(model, source, settings.ENGRAM_EMBEDDING_CACHE_DIR, int8=True)
+    source = embeddings._model_path()
+    real = onnx_encoder.model_file(source, settings.ENGRAM_EMBEDDING_CACHE_DIR, int8=True)
     assert real.parent == settings.ENGRAM_EMBEDDING_CACHE_DIR
     assert real.name.startswith(f"{source.parent.name}-{source.name}-")
     assert real.name.endswith(".int8.onnx") and real.with_name(real.name.replace(".int8", "")).exists()
@@ -127,11 +130,81 @@ def test_the_export_is_made_once_and_kept(fresh_query_model, settings, monkeypat
     def refuse(*args, **kwargs):
         raise AssertionError("exported again")
 
-    monkeypatch.setattr(onnx_encoder, "_export", refuse)
-    monkeypatch.setattr(onnx_encoder, "_quantise", refuse)
-    assert onnx_encoder.model_file(model, source, settings.ENGRAM_EMBEDDING_CACHE_DIR, int8=True) == real
+    monkeypatch.setattr(onnx_encoder, "export_in_child", refuse)
+    assert onnx_encoder.model_file(source, settings.ENGRAM_EMBEDDING_CACHE_DIR, int8=True) == real
     probes = json.loads(onnx_encoder._probes_file(onnx_encoder._fp32_of(real)).read_text())
     assert probes["probes"] == list(onnx_encoder.PROBES) and len(probes["vectors"][0]) == 384
+
+
+# Texts whose tokens the tokenizer.json must give exactly as sentence-transformers' own tokenizer does.
+TOKENIZED = ["", " ", "x", "  leading and trailing  ", "Tomás' café\tnaïve 東京 ☕", "a\nb\r\nc",
+             "\u00a0no-break\u2003em space", "don't stop—ever!!", "deploy " * 600] + MEMORIES
+
+
+def test_the_tokenizer_file_tokenizes_as_the_model_does():
+    model = embeddings.get_model()
+    expected = model.preprocess(TOKENIZED)
+    got = embeddings.get_tokenizer().features(TOKENIZED)
+    assert np.array_equal(got["input_ids"], expected["input_ids"].numpy())
+    assert np.array_equal(got["attention_mask"], expected["attention_mask"].numpy())
+    own = model.tokenizer(TOKENIZED, truncation=True, max_length=model.get_max_seq_length())["input_ids"]
+    assert embeddings.count_tokens(TOKENIZED) == [len(ids) for ids in own]
+    assert embeddings.count_tokens(["deploy " * 600]) == [model.get_max_seq_length()]
+
+
+EMBEDS_WITHOUT_TORCH = """
+import json, sys
+import django
+django.setup()
+from apps.memories import embeddings
+vectors = embeddings.embed_texts(["Sam switched his editor theme.", "Maria painted the harbour."])
+query = embeddings.embed_query("Which theme does Sam use?")
+print(json.dumps({"modules": sorted(m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules),
+                  "dims": [len(vectors[0]), len(query)], "tokens": embeddings.count_tokens(["Sam"]),
+                  "status": embeddings.model_status()}))
+"""
+
+
+def test_a_process_that_embeds_with_onnx_never_imports_torch(settings):
+    embeddings._onnx_encoder(int8=True)  # exported beforehand, as in any process after the first
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test",
+                   "ENGRAM_EMBEDDING_CACHE_DIR": str(settings.ENGRAM_EMBEDDING_CACHE_DIR),
+                   "ENGRAM_EMBEDDING_BACKEND": "onnx"}
+    done = subprocess.run([sys.executable, "-c", EMBEDS_WITHOUT_TORCH], cwd=settings.BASE_DIR, env=environment,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["modules"] == []
+    assert report["dims"] == [384, 384] and report["tokens"] == [3]
+    assert report["status"] == {"ok": True, "model": settings.ENGRAM_EMBEDDING_MODEL, "dimensions": 384,
+                                "detail": "loaded (ONNX Runtime)"}
+
+
+def test_an_export_that_fails_in_its_process_says_why(tmp_path):
+    source = embeddings._model_path()
+    broken = tmp_path / "model"
+    shutil.copytree(source, broken)
+    (broken / "model.safetensors").write_bytes(b"not weights")
+    with pytest.raises(onnx_encoder.OnnxUnavailable, match="the export failed: .+"):
+        onnx_encoder.model_file(broken, tmp_path / "cache", int8=False)
+    assert not any((tmp_path / "cache").glob("*.onnx"))  # nothing half-written is left to be used
+
+
+def test_only_a_plain_mean_pooled_folder_with_a_tokenizer_file_is_run_by_onnx(tmp_path):
+    source = embeddings._model_path()
+    folder = onnx_encoder.read_folder(source)
+    assert folder.max_seq_length == 256 and folder.tokenizer_file.name == "tokenizer.json"
+    copy = tmp_path / "model"
+    shutil.copytree(source, copy)
+    pooling = json.loads((copy / "1_Pooling" / "config.json").read_text())
+    (copy / "1_Pooling" / "config.json").write_text(json.dumps({**pooling, "pooling_mode_mean_tokens": False,
+                                                                 "pooling_mode_cls_token": True}))
+    with pytest.raises(onnx_encoder.OnnxUnavailable, match="only mean-pooled transformers"):
+        onnx_encoder.read_folder(copy)
+    (copy / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
+    (copy / "tokenizer.json").unlink()
+    with pytest.raises(onnx_encoder.OnnxUnavailable, match="has no tokenizer.json"):
+        onnx_encoder.read_folder(copy)
 
 
 def test_the_cache_key_follows_the_models_files(tmp_path):

@@ -26,7 +26,7 @@ from tqdm import tqdm
 from apps.accounts.selectors import user_resolve
 from apps.core.aliases import Aliases
 from apps.core.exceptions import DomainError, InvalidInput
-from apps.memories.embeddings import get_model
+from apps.memories import embeddings
 from apps.memories.services import embed_memories, memory_delete, memory_prepare_many, memory_store_prepared
 from apps.memories.validation import clean_datetime
 
@@ -92,7 +92,7 @@ class Command(BaseCommand):
         parser.add_argument("--batch-size", type=int, default=64, help="memories a model call (default 64)")
         parser.add_argument("--no-links", action="store_true", help="store without making waypoint links")
         parser.add_argument("--skip-invalid", action="store_true", help="leave bad lines out and list them")
-        parser.add_argument("--threads", type=int, help="threads the model may use (default: every core)")
+        parser.add_argument("--threads", type=int, help="threads torch may use with ENGRAM_EMBEDDING_BACKEND=torch (default: every core); ONNX Runtime, the default, uses ENGRAM_EMBEDDING_THREADS")
 
     def handle(self, *args, file: str, user: str, cube: str | None, batch_size: int, no_links: bool,
                skip_invalid: bool, threads: int | None, **options):
@@ -107,11 +107,8 @@ class Command(BaseCommand):
         total = None if file == "-" else sum(1 for line in self._open(file) if line.strip())
         self.actor, self.imported, self.skipped, self.link = actor, 0, [], not no_links
         self.pending: tuple | None = None
-        import torch
-
-        get_model()  # loaded (with ENGRAM_EMBEDDING_THREADS) before this command takes every core
-        threads_before = torch.get_num_threads()
-        torch.set_num_threads(threads or os.cpu_count() or 1)
+        embeddings.get_text_encoder()  # loaded (with ENGRAM_EMBEDDING_THREADS) before this command takes every core
+        threads_before = self._set_torch_threads(threads or os.cpu_count() or 1)
         # The progress bar writes to the command's raw stderr: OutputWrapper would end each redraw with "\n".
         self.progress = tqdm(total=total, unit="memory", desc="import", file=self.stderr._out, dynamic_ncols=True)
         batch: list[Line] = []
@@ -133,7 +130,7 @@ class Command(BaseCommand):
             self._write_pending()
         finally:
             self.embedder.shutdown(cancel_futures=True)
-            torch.set_num_threads(threads_before)
+            self._set_torch_threads(threads_before)
             self.progress.close()
             if stream is not sys.stdin:
                 stream.close()
@@ -142,6 +139,17 @@ class Command(BaseCommand):
         summary = f"Imported {self.imported} memories"
         summary += f", skipped {len(self.skipped)} invalid lines." if self.skipped else "."
         self.stdout.write(self.style.SUCCESS(summary))
+
+    @staticmethod
+    def _set_torch_threads(threads: int) -> int:
+        """torch's threads for this command, and the number before; ONNX Runtime keeps its session's."""
+        if not embeddings.uses_torch():
+            return threads
+        import torch
+
+        before = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        return before
 
     def _open(self, file: str):
         path = Path(file)
