@@ -304,5 +304,9 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("ENGRAM_LOG_LEVEL", "INFO")},
-    "loggers": {"pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+    # The MCP SDK logs two INFO lines per stateless HTTP request ("Terminating session: None"): noise, and
+    # a formatted write per tool call under load.
+    "loggers": {"pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"},
+                "mcp.server.streamable_http": {"level": "WARNING"},
+                "mcp.server.streamable_http_manager": {"level": "WARNING"}},
 }

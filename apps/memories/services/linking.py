@@ -124,15 +124,12 @@ def _nearest_with_shifts(memories: list[Memory], contents: list[ContentVector], 
     when the cube holds at most EXACT_SCOPE_MEMORIES, else through HNSW with an iterative scan."""
     cube_id = memories[0].cube_id
     scope = Memory.objects.filter(cube_id=cube_id, deleted_at__isnull=True)
-    scope_ids = list(scope.values_list("pk", flat=True)[:EXACT_SCOPE_MEMORIES + 1])
-    exact = len(scope_ids) <= EXACT_SCOPE_MEMORIES
+    # Counted, not fetched: sending the cube's ids back as an array cost more than the comparison itself.
+    exact = scope[:EXACT_SCOPE_MEMORIES + 1].count() <= EXACT_SCOPE_MEMORIES
     shifts = ", ".join("-(v.embedding <#> %s::halfvec)" for _ in SECTORS)
     shift_params = [vector_text(row) for row in offsets.matrix]
-    if exact:
-        where, where_params = "v.memory_id = ANY(%s::uuid[])", [scope_ids]
-    else:
-        where = f"v.memory_id IN (SELECT id FROM {Memory._meta.db_table} WHERE cube_id = %s AND deleted_at IS NULL)"
-        where_params = [cube_id]
+    where = f"v.memory_id IN (SELECT id FROM {Memory._meta.db_table} WHERE cube_id = %s AND deleted_at IS NULL)"
+    where_params = [cube_id]
     # The batch's own id and its later ones are left out; OFFSET 0 keeps an exact comparison off the index.
     nearest = (f"SELECT v.memory_id, v.embedding <=> n.q AS distance FROM {MemoryVector._meta.db_table} v "
                f"WHERE {where} AND v.memory_id <> ALL((%s::uuid[])[n.ord::int:])")
