@@ -37,7 +37,12 @@ def _publish(kind: str, cube_id: str, payload: dict) -> None:
     message = {**event_message(event), "type": "graph.event"}
     if len(json.dumps(message)) > MAX_INLINE_MESSAGE_BYTES:
         message = {"type": "graph.event", "id": event.id, "cube": cube_id}
-    async_to_sync(get_channel_layer().group_send)(cube_group(cube_id), message)
+    layer = get_channel_layer()
+    send_now = getattr(layer, "group_send_now", None)
+    if send_now is not None and not transaction.get_connection().in_atomic_block:
+        send_now(cube_group(cube_id), message)
+    else:
+        async_to_sync(layer.group_send)(cube_group(cube_id), message)
 
 def _edges(links) -> list[dict]:
     return [edge_payload(**row) for row in links.values(*EDGE_COLUMNS)]

@@ -68,14 +68,27 @@ class PostgresNotifyChannelLayer(InMemoryChannelLayer):
             await self._stop_listening()
 
     async def group_send(self, group: str, message: dict) -> None:
+        payload = self._payload(group, message)
+        async with await psycopg.AsyncConnection.connect(self.conninfo(), autocommit=True) as connection:
+            await connection.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, payload))
+
+    def group_send_now(self, group: str, message: dict) -> None:
+        """group_send for synchronous code outside a transaction (a request thread after its commit), over
+        the thread's own Django connection: a new connection per message cost the server a backend start
+        and ~7% of a store's Python time under 50 writers. Inside a transaction PostgreSQL would hold the
+        NOTIFY until commit, so the caller must not be in one."""
+        payload = self._payload(group, message)
+        with connections[self.database].cursor() as cursor:
+            cursor.execute("SELECT pg_notify(%s, %s)", [NOTIFY_CHANNEL, payload])
+
+    def _payload(self, group: str, message: dict) -> str:
         assert isinstance(message, dict), "message is not a dict"
         self.require_valid_group_name(group)
         payload = json.dumps({"group": group, "message": message}, separators=(",", ":"))
         if len(payload.encode()) > MAX_NOTIFY_BYTES:
             raise MessageTooLarge(f"A group message must stay below {MAX_NOTIFY_BYTES} bytes of JSON; "
                                   f"this one has {len(payload.encode())}.")
-        async with await psycopg.AsyncConnection.connect(self.conninfo(), autocommit=True) as connection:
-            await connection.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, payload))
+        return payload
 
     async def flush(self) -> None:
         await super().flush()

@@ -22,8 +22,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from functools import cached_property
 
 import numpy as np
+from pgvector import Vector
 
 from apps.memories.batching import Coalescer
 from apps.memories.embeddings import count_tokens, embed_texts, sector_texts
@@ -89,6 +91,11 @@ class SectorOffsets:
 
     def of(self, sector: str) -> np.ndarray:
         return self.matrix[SECTORS.index(sector)]
+
+    @cached_property
+    def texts(self) -> tuple[str, ...]:
+        """Each row in pgvector's text form, made once: formatting them took ~8% of a store's Python time."""
+        return tuple(Vector(row).to_text() for row in self.matrix)
 
 
 @dataclass(frozen=True)

@@ -76,3 +76,27 @@ def test_a_new_server_starts_with_the_configured_shared_buffers(manage_env, run_
     finally:
         run_manage("embedded_postgres", "stop", env=env)
     assert embedded_postgres.status(tmp_path / "var") is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_checks_the_server_again_only_when_its_process_is_gone(monkeypatch):
+    import subprocess
+
+    from django.db import connection
+
+    from apps.core.embedded_db import base
+
+    checks = []
+    real = base.ensure_running
+    monkeypatch.setattr(base, "ensure_running", lambda var_dir: checks.append(var_dir) or real(var_dir))
+    monkeypatch.setattr(base, "_server_pid", embedded_postgres.status(settings.VAR_DIR).pid)
+    for _ in range(3):
+        connection.close()
+        connection.ensure_connection()
+    assert checks == []  # the server's process lives: no pid file read, no runtime dir touched
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    monkeypatch.setattr(base, "_server_pid", gone.pid)  # as if the server had stopped since
+    connection.close()
+    connection.ensure_connection()
+    assert checks == [settings.VAR_DIR] and base._server_pid == embedded_postgres.status(settings.VAR_DIR).pid

@@ -33,6 +33,22 @@ async def test_a_stored_memory_arrives_with_its_node_and_links(user, personal_cu
         {"source": edge["source"], "target": edge["target"]} for edge in event["payload"]["edges"]]
 
 
+async def test_a_store_notifies_over_its_own_connection_not_a_new_one(user, personal_cube, open_socket, bearer, store,
+                                                                      db_call, monkeypatch):
+    from apps.graph import layers
+
+    connected, socket = await open_socket([await bearer(user)])
+    assert connected and (await socket.subscribe(personal_cube))[0]["type"] == "subscribed"
+
+    async def refuse(*args, **kwargs):
+        raise AssertionError("a new connection was opened to send one event")
+
+    monkeypatch.setattr(layers.psycopg.AsyncConnection, "connect", refuse)  # the listener is connected already
+    stored = await db_call(store, user, "The release checklist lives in the wiki")
+    event = await socket.event()
+    assert event["kind"] == "memories.created" and event["payload"]["nodes"][0]["id"] == str(stored.pk)
+
+
 async def test_every_kind_of_change_arrives_in_order(user, personal_cube, open_socket, bearer, store, db_call):
     memory = await db_call(store, user, "Alice prefers tea over coffee in the morning")
     connected, socket = await open_socket([await bearer(user)])

@@ -127,7 +127,7 @@ def _nearest_with_shifts(memories: list[Memory], contents: list[ContentVector], 
     # Counted, not fetched: sending the cube's ids back as an array cost more than the comparison itself.
     exact = scope[:EXACT_SCOPE_MEMORIES + 1].count() <= EXACT_SCOPE_MEMORIES
     shifts = ", ".join("-(v.embedding <#> %s::halfvec)" for _ in SECTORS)
-    shift_params = [vector_text(row) for row in offsets.matrix]
+    shift_params = list(offsets.texts)
     where = f"v.memory_id IN (SELECT id FROM {Memory._meta.db_table} WHERE cube_id = %s AND deleted_at IS NULL)"
     where_params = [cube_id]
     # The batch's own id and its later ones are left out; OFFSET 0 keeps an exact comparison off the index.
