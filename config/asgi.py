@@ -14,12 +14,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # Sets Django up, so it comes before anything that imports models.
 django.setup(set_prefix=False)
 
-from django.conf import settings  # noqa: E402
-
 from apps.core.handlers import PooledASGIHandler  # noqa: E402
 
-# Django's views run on a fixed pool of threads, not a new thread per request (apps/core/handlers.py).
-django_application = PooledASGIHandler(threads=settings.ENGRAM_WEB_THREADS)
+# Django's views run on a fixed pool of threads, not a new thread per request, shared with the MCP edge's
+# service calls (apps/core/handlers.py, apps/core/threads.py).
+django_application = PooledASGIHandler()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -10,8 +10,9 @@ This subclass keeps ASGIHandler's entry point, body reading, request building an
 and overrides two of its methods: `load_middleware` builds the sync middleware chain, and `handle`
 hands the request to a pool thread in one hop, which runs the signals, the whole chain and the view as
 Django's WSGI handler does; the response goes out from the event loop. The threads, and with them
-their database-connection wrappers, live as long as the process; ENGRAM_WEB_THREADS sizes the pool
-(requests beyond it wait their turn on the event loop, holding no thread).
+their database-connection wrappers, live as long as the process; ENGRAM_WEB_THREADS sizes the pool,
+which the MCP edge's service calls share (apps/core/threads.py; requests beyond it wait their turn on
+the event loop, holding no thread).
 
 The one private name used is HttpResponse's `_handler_class` (see `_as_sent_by`).
 """
@@ -27,13 +28,15 @@ from django.db import close_old_connections
 from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
-THREAD_NAME_PREFIX = "engram-web"
+from apps.core.threads import THREAD_NAME_PREFIX, sync_executor
 
 
 class PooledASGIHandler(ASGIHandler):
-    def __init__(self, *, threads: int):
+    def __init__(self, *, threads: int | None = None):
+        """threads=None shares the process's pool with the MCP edge (apps/core/threads.py)."""
         super().__init__()
-        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=THREAD_NAME_PREFIX)
+        self.executor = (sync_executor() if threads is None
+                         else ThreadPoolExecutor(max_workers=threads, thread_name_prefix=THREAD_NAME_PREFIX))
 
     def load_middleware(self, is_async=False):
         super().load_middleware(is_async=False)  # the chain runs whole on a pool thread

@@ -35,13 +35,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import redis
-from channels.db import database_sync_to_async
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, transaction
 
 from apps.core.exceptions import RateLimited
 from apps.core.models import RateLimitCounter
+from apps.core.threads import run_sync
 
 logger = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ def rate_limit_check(*, user_id: int, now: float | None = None) -> RateDecision:
     return decision
 
 
-arate_limit_check = database_sync_to_async(rate_limit_check)
+arate_limit_check = run_sync(rate_limit_check)
 
 
 @contextmanager

@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from apps.core.ratelimit import recording_rate_decisions
+from apps.core.threads import calls_on_pool
 from apps.mcp.auth import EngramTokenVerifier, TokenCheckUnavailable
 from apps.mcp.profile import Profile
 from apps.mcp.profiles import PROFILES
@@ -154,8 +155,9 @@ class McpEdge:
         running = await self.start()
         # Both /mcp/<name> and /mcp/<name>/ reach the profile app, which serves its root.
         mount = f"{PREFIX}/{name}"
-        await running.apps[name](dict(scope, path=mount + "/", root_path=scope.get("root_path", "") + mount),
-                                 receive, send)
+        with calls_on_pool():  # tool calls run side by side on the process's threads (apps/core/threads.py)
+            await running.apps[name](dict(scope, path=mount + "/", root_path=scope.get("root_path", "") + mount),
+                                     receive, send)
 
     async def start(self) -> _Running:
         # A started set belongs to one event loop; a server that ran without lifespan events (so

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from channels.db import database_sync_to_async
 from django.db import OperationalError
 from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -24,6 +23,7 @@ from apps.accounts.models import ApiToken, User, scopes_allow
 from apps.accounts.selectors import user_resolve
 from apps.accounts.services import token_authenticate
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied, Unavailable, database_unavailable
+from apps.core.threads import run_sync
 
 READ, WRITE, ADMIN = (scope.value for scope in (ApiToken.Scope.READ, ApiToken.Scope.WRITE, ApiToken.Scope.ADMIN))
 
@@ -78,7 +78,7 @@ class EngramTokenVerifier(TokenVerifier):
 
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
-            return await database_sync_to_async(authenticate_token)(token)
+            return await run_sync(authenticate_token)(token)
         except OperationalError as exc:  # the token cannot be checked: the caller's fault neither way
             raise TokenCheckUnavailable(database_unavailable()) from exc
 
@@ -123,7 +123,7 @@ async def acting_user(caller: Caller, user_id: str) -> User:
             extra={"field": "user_id", "suggestion": f"Use your own user id: {caller.user.get_username()!r} "
                                                      f"(or {caller.user.pk})."},
         )
-    user = await database_sync_to_async(user_resolve)(identifier=user_id)
+    user = await run_sync(user_resolve)(identifier=user_id)
     if user is None or not user.is_active:
         raise NotFound(f"User {user_id!r} not found", extra={"field": "user_id"})
     return user

@@ -26,7 +26,6 @@ from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.conf import settings
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPDeprecationWarning
@@ -37,6 +36,7 @@ from mcp_types import (
 from mcp_types.version import is_version_at_least
 
 from apps.chat.llm import Generate, Message
+from apps.core.threads import run_sync
 from apps.reasoning.analysis.common import ModelBackend
 from apps.reasoning.analysis.llm import ModelAnswerInvalid, prompt_messages
 
@@ -176,7 +176,7 @@ async def run_with_client_model(ctx: Context | None, call: Callable[[ModelBacken
     made requests of the client ends in the InputRequiredResult asking for them all."""
     model = client_reasoning_model(ctx)
     try:
-        data = await database_sync_to_async(call)(model)
+        data = await run_sync(call)(model)
     except Exception:
         # A request for the client's model aborts the analysis that made it; several streams may have asked.
         if isinstance(model, RoundClientModel) and model.pending:

@@ -18,7 +18,6 @@ import weakref
 from contextvars import ContextVar
 from typing import Any
 
-from channels.db import database_sync_to_async
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
 from mcp.server.mcpserver.tools import Tool
@@ -30,6 +29,7 @@ from pydantic import ConfigDict, ValidationError
 from apps.accounts.models import User
 from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied
 from apps.core.ratelimit import arate_limit_check
+from apps.core.threads import run_sync
 from apps.core.validation import refuse_unstorable_text
 from apps.cubes.validation import is_cube_id
 from apps.mcp.auth import READ, acting_user, current_caller
@@ -115,7 +115,7 @@ async def _record_call(arguments: dict[str, Any], *, succeeded: bool) -> None:
         return
     cube_ids = _cube_ids_named(arguments) if succeeded else []
     try:
-        await database_sync_to_async(McpClientSession.objects.record_call)(
+        await run_sync(McpClientSession.objects.record_call)(
             key=client_key(), user_id=caller.user.pk, cube_ids=cube_ids)
     except Exception:
         logger.exception("Could not count an MCP tool call")

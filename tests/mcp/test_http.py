@@ -39,6 +39,30 @@ async def test_tools_list_and_a_round_trip(live_url, alice_token, seed_schemas, 
     assert [memory["id"] for memory in found["data"]["memories"]] == [stored["data"]["memoryId"]]
 
 
+async def test_tool_calls_of_concurrent_requests_run_side_by_side(live_url, alice_token, monkeypatch):
+    """Each call waits inside the service until the other is there too: run one at a time, the first would
+    wait out the barrier's timeout and fail."""
+    import asyncio
+    import threading
+
+    from apps.mcp.profiles.thoughtmcp import memories as adapters
+
+    barrier, real = threading.Barrier(2, timeout=10), adapters.memory_search
+
+    def meeting(**kwargs):
+        barrier.wait()
+        return real(**kwargs)
+
+    monkeypatch.setattr(adapters, "memory_search", meeting)
+
+    async def search() -> dict:
+        async with over_http(live_url + "/mcp/thoughtmcp/", alice_token) as client:
+            return envelope(await client.call_tool("search_memories", {"userId": "alice", "text": "vault"}))
+
+    answers = await asyncio.gather(search(), search())
+    assert [answer["success"] for answer in answers] == [True, True], answers
+
+
 async def test_another_users_token_finds_nothing(live_url, bob_token, alice_memory):
     async with over_http(live_url + "/mcp/thoughtmcp/", bob_token) as client:
         found = envelope(await client.call_tool("retrieve_memories", {"userId": "bob", "text": "dark mode"}))

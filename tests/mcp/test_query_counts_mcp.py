@@ -1,6 +1,6 @@
 """The MCP retrieve and search tools of every profile run as many queries at 50 items as at 1 (no N+1).
 
-Tools run their services through ``database_sync_to_async`` (thread-sensitive). Driving the in-process SDK
+Tools run their services through ``run_sync`` (thread-sensitive outside the HTTP edge). Driving the in-process SDK
 client with ``async_to_sync`` from the test's own thread makes those calls run on this thread, so they use
 this thread's connection, the one the query counter watches. ``test_the_counter_sees_tool_queries`` proves
 it: a tool call is not counted as zero queries. Thoughtbox has no search tool.

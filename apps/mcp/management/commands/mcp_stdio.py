@@ -36,7 +36,7 @@ class Command(BaseCommand):
             raise CommandError("The token is invalid, expired or revoked: create a new one in the dashboard or "
                                "with `manage.py create_token`.")
         server = build_server(PROFILES[profile])
-        # Tools use connections of their own (database_sync_to_async); this one would only sit idle.
+        # Tools use connections of their own (run_sync, apps/core/threads.py); this one would only sit idle.
         connections.close_all()
         with authenticated(access_token):
             anyio.run(server.run_stdio_async)

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from channels.db import database_sync_to_async
 from mcp_types import InputRequiredResult
 
 from apps.accounts.models import User
 from apps.chat.selectors import chat_history as chat_history_page
 from apps.chat.services import chat_send
+from apps.core.threads import run_sync
 from apps.core.timestamps import iso_timestamp
 from apps.mcp.profiles.memgos.inputs import ChatHistoryInput, ChatInput
 from apps.mcp.sampling import SAMPLE_KEY, SamplingRequested, client_model
@@ -33,7 +33,7 @@ async def chat(actor: User, params: ChatInput) -> dict[str, Any] | InputRequired
                          max_tokens=params.max_tokens, generate=generate, client_key=key)
 
     try:
-        reply = await database_sync_to_async(send)()
+        reply = await run_sync(send)()
     except SamplingRequested as asked:
         return InputRequiredResult(input_requests={SAMPLE_KEY: asked.request})
     return {
@@ -49,7 +49,7 @@ async def chat(actor: User, params: ChatInput) -> dict[str, Any] | InputRequired
 
 async def chat_history(actor: User, params: ChatHistoryInput) -> dict[str, Any]:
     """The session named, else the actor's latest; a user with no conversation yet gets an empty history."""
-    history = await database_sync_to_async(chat_history_page)(
+    history = await run_sync(chat_history_page)(
         actor=actor, session_id=params.session_id, limit=params.limit, offset=params.offset)
     session = history.session
     return {"chat_history": {

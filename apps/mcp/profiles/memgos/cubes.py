@@ -11,11 +11,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput
+from apps.core.threads import run_sync
 from apps.cubes.access import cube_get_readable
 from apps.cubes.models import Cube
 from apps.cubes.selectors import access_check, cube_list, cube_list_with_stats, cube_statistics
@@ -52,7 +52,7 @@ async def _retrieve(actor: User, *, query: str, top_k: float, cube_ids: list[str
                                  reinforce=reinforce)
         return result.items, round((time.perf_counter() - started) * 1000)
 
-    return await database_sync_to_async(retrieve)()
+    return await run_sync(retrieve)()
 
 
 async def search_memories(actor: User, params: SearchMemoriesInput) -> dict[str, Any]:
@@ -92,13 +92,13 @@ async def add_memory(actor: User, params: AddMemoryInput) -> dict[str, Any]:
         return memory_store(actor=actor, content=params.memory_content, cube_id=params.mem_cube_id,
                             metadata=params.metadata).memory
 
-    memory = await database_sync_to_async(add)()
+    memory = await run_sync(add)()
     return {"memory_id": str(memory.pk), "cube_id": memory.cube_id, "created_at": iso_or_none(memory.created_at),
             "message": "Memory added successfully"}
 
 
 async def get_memory(actor: User, params: GetMemoryInput) -> dict[str, Any]:
-    memory = await database_sync_to_async(_memory_in_cube)(actor=actor, memory_id=params.memory_id,
+    memory = await run_sync(_memory_in_cube)(actor=actor, memory_id=params.memory_id,
                                                            cube_id=params.cube_id)
     metadata = {**memory.metadata, "created_at": iso_or_none(memory.created_at),
                 "updated_at": iso_or_none(memory.updated_at)}
@@ -113,7 +113,7 @@ async def update_memory(actor: User, params: UpdateMemoryInput) -> dict[str, Any
         return memory_update(actor=actor, memory_id=memory.pk, content=params.updated_content,
                              metadata=params.metadata).memory
 
-    memory = await database_sync_to_async(update)()
+    memory = await run_sync(update)()
     return {"memory_id": str(memory.pk), "updated_at": iso_or_none(memory.updated_at),
             "message": "Memory updated successfully"}
 
@@ -125,7 +125,7 @@ async def delete_memory(actor: User, params: DeleteMemoryInput) -> dict[str, Any
         memory_delete(actor=actor, memory_id=memory.pk, soft=True)
         return memory_get(actor=actor, memory_id=memory.pk, include_deleted=True)
 
-    memory = await database_sync_to_async(delete)()
+    memory = await run_sync(delete)()
     return {"memory_id": str(memory.pk), "deleted_at": iso_or_none(memory.deleted_at),
             "message": "Memory deleted successfully"}
 
@@ -135,7 +135,7 @@ async def register_cube(actor: User, params: RegisterCubeInput) -> dict[str, Any
         return cube_register(actor=actor, cube_id=params.cube_id, name=params.name,
                              description=params.description or "", path=params.cube_path or "")
 
-    cube = await database_sync_to_async(register)()
+    cube = await run_sync(register)()
     return {"cube_id": cube.pk, "created_at": iso_or_none(cube.created_at),
             "message": "Memory cube registered successfully"}
 
@@ -155,7 +155,7 @@ def cube_rows(*, actor: User, include_stats: bool) -> list[dict[str, Any]]:
 
 
 async def list_cubes(actor: User, params: ListCubesInput) -> dict[str, Any]:
-    cubes = await database_sync_to_async(cube_rows)(actor=actor, include_stats=params.include_stats)
+    cubes = await run_sync(cube_rows)(actor=actor, include_stats=params.include_stats)
     return {"cubes": cubes, "total_cubes": len(cubes)}
 
 
@@ -164,7 +164,7 @@ async def cube_info(actor: User, params: CubeInfoInput) -> dict[str, Any]:
         return cube_get_readable(actor=actor, cube_id=params.cube_id), \
             cube_statistics(actor=actor, cube_id=params.cube_id)
 
-    cube, stats = await database_sync_to_async(info)()
+    cube, stats = await run_sync(info)()
     statistics = {
         "total_memories": stats["total_memories"],
         # Engram's memories are all text (the memory kind, and Mind's entity nodes); it has no activation or
@@ -182,7 +182,7 @@ async def cube_info(actor: User, params: CubeInfoInput) -> dict[str, Any]:
 
 async def validate_access(actor: User, params: ValidateAccessInput) -> dict[str, Any]:
     """The answer of the same rules every service enforces (apps.cubes.selectors.access_check)."""
-    decision = await database_sync_to_async(access_check)(
+    decision = await run_sync(access_check)(
         actor=actor, resource_type=params.resource_type, resource_id=params.resource_id, action=params.action)
     return {"access": {
         "user_id": str(actor.pk), "resource_type": params.resource_type, "resource_id": params.resource_id,

@@ -12,13 +12,13 @@ from collections import Counter
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.utils import timezone as django_timezone
 
 from apps.accounts.models import User, scopes_allow
 from apps.chat import llm
 from apps.core import health
 from apps.core.exceptions import NotFound
+from apps.core.threads import run_sync
 from apps.cubes.access import cube_ids_readable
 from apps.mcp.auth import READ, WRITE, current_caller
 from apps.core.timestamps import iso_or_none, iso_timestamp
@@ -54,7 +54,7 @@ def _user_counts(user: User) -> tuple[int, int]:
 
 async def get_user_info(actor: User, params: GetUserInfoInput) -> dict[str, Any]:
     caller = current_caller()
-    cube_count, memory_count = await database_sync_to_async(_user_counts)(actor)
+    cube_count, memory_count = await run_sync(_user_counts)(actor)
     if actor.pk == caller.user.pk:
         # What this caller may do here is what the token's scopes allow.
         permissions = {"can_read": scopes_allow(caller.scopes, READ), "can_write": scopes_allow(caller.scopes, WRITE),
@@ -84,7 +84,7 @@ async def session_info(actor: User, params: SessionInfoInput) -> dict[str, Any]:
     way counts when it is the current session's: it is recorded as soon as it returns."""
     current = client_key()
     key = params.session_id if params.session_id is not None else current
-    record = await database_sync_to_async(McpClientSession.objects.filter(key=key, user=actor).first)()
+    record = await run_sync(McpClientSession.objects.filter(key=key, user=actor).first)()
     now = django_timezone.now()
     if record is None:
         if key != current:
@@ -116,7 +116,7 @@ def _state(*names: str, checks: dict[str, dict]) -> str:
 
 
 async def health_check(actor: User, params: HealthCheckInput) -> dict[str, Any]:
-    checks, database_ms = await database_sync_to_async(_checks)()
+    checks, database_ms = await run_sync(_checks)()
     healthy = all(check["ok"] for check in checks.values())
     now = datetime.now(timezone.utc)
     _, api_url = _transport()

@@ -1,7 +1,7 @@
 """Mind's tool adapters, in the seed's shapes.
 
 Each adapter gets the acting user and the validated input model, calls one service through
-``database_sync_to_async`` and returns the seed's data object, built from ``representations``.
+``run_sync`` (apps/core/threads.py) and returns the seed's data object, built from ``representations``.
 
 The current session is this MCP client's: the open session that ``mind_start_session`` started
 under ``client_key()`` (the token and the MCP session), so two clients of one token, or two tokens,
@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from channels.db import database_sync_to_async
 
 from apps.accounts.models import User
 from apps.core.exceptions import Conflict
+from apps.core.threads import run_sync
 from apps.mcp.profiles.mind.inputs import (
     AddDecisionInput, AddEdgeInput, AddIssueInput, CheckEdgesInput, EndSessionInput, ExportInput, GetContextInput,
     StartSessionInput, UpdateIssueInput, UpdateProjectInput,
@@ -33,7 +33,7 @@ from apps.projects.services import (
 
 
 async def mind_start_session(actor: User, params: StartSessionInput) -> dict[str, Any]:
-    started = await database_sync_to_async(session_start)(
+    started = await run_sync(session_start)(
         actor=actor, project_id=params.project_id, project_name=params.project_name,
         detect_from_path=params.detect_from_path, client_key=client_key(),
     )
@@ -48,7 +48,7 @@ async def mind_start_session(actor: User, params: StartSessionInput) -> dict[str
 
 
 async def mind_end_session(actor: User, params: EndSessionInput) -> dict[str, Any]:
-    ended = await database_sync_to_async(session_end)(
+    ended = await run_sync(session_end)(
         actor=actor, client_key=client_key(), summary=params.summary, progress=params.progress,
         still_open=params.still_open, next_steps=params.next_steps, mood=params.mood,
     )
@@ -155,7 +155,7 @@ async def mind_update_project(actor: User, params: UpdateProjectInput) -> dict[s
 
 
 async def mind_export(actor: User, params: ExportInput) -> dict[str, Any]:
-    exported = await database_sync_to_async(project_export)(
+    exported = await run_sync(project_export)(
         actor=actor, format=params.format or "json", project_id=params.project_id,
         include_sessions=bool(params.include_sessions),
     )
@@ -165,7 +165,7 @@ async def mind_export(actor: User, params: ExportInput) -> dict[str, Any]:
 async def _with_current_session(actor: User, call: Callable[[Session | None], Any]) -> Any:
     """Runs ``call`` with this client's current session (or None), both in one worker thread."""
     key = client_key()
-    return await database_sync_to_async(lambda: call(session_current(actor=actor, client_key=key)))()
+    return await run_sync(lambda: call(session_current(actor=actor, client_key=key)))()
 
 
 def _project_required(project_id: str | None, session: Session | None, *, may_name_project: bool = True):

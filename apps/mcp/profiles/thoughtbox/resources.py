@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from channels.db import database_sync_to_async
 from mcp.server.mcpserver import Context
 
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput
+from apps.core.threads import run_sync
 from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.profile import PromptArgumentSpec, PromptSpec, ResourceSpec
 from apps.mcp.profiles.thoughtbox.inputs import THOUGHTBOX_ALIASES
@@ -68,7 +68,7 @@ def _session_index(actor: User) -> dict[str, Any]:
 
 
 async def session_index(actor: User) -> str:
-    return as_json(await database_sync_to_async(_session_index)(actor))
+    return as_json(await run_sync(_session_index)(actor))
 
 
 # Resource templates
@@ -83,7 +83,7 @@ def _session_details(actor: User, session_id: str) -> dict[str, Any]:
 
 async def session_details(actor: User, sessionId: str) -> str:
     with THOUGHTBOX_ALIASES.reported():
-        return as_json(await database_sync_to_async(_session_details)(actor, sessionId))
+        return as_json(await run_sync(_session_details)(actor, sessionId))
 
 
 def _session_thoughts(actor: User, session_id: str) -> dict[str, Any]:
@@ -93,7 +93,7 @@ def _session_thoughts(actor: User, session_id: str) -> dict[str, Any]:
 
 async def session_thoughts(actor: User, sessionId: str) -> str:
     with THOUGHTBOX_ALIASES.reported():
-        return as_json(await database_sync_to_async(_session_thoughts)(actor, sessionId))
+        return as_json(await run_sync(_session_thoughts)(actor, sessionId))
 
 
 async def mental_model(actor: User, modelName: str) -> str:
@@ -101,7 +101,7 @@ async def mental_model(actor: User, modelName: str) -> str:
 
 
 async def notebook(actor: User, notebookId: str) -> str:
-    return as_json(await database_sync_to_async(notebook_with_cells)(actor=actor, notebook_id=notebookId))
+    return as_json(await run_sync(notebook_with_cells)(actor=actor, notebook_id=notebookId))
 
 
 def _thought_line(node: dict[str, Any]) -> str:
@@ -140,7 +140,7 @@ def _session_context(actor: User, session_id: str) -> str:
 
 
 async def session_context(actor: User, sessionId: str) -> str:
-    return await database_sync_to_async(_session_context)(actor, sessionId)
+    return await run_sync(_session_context)(actor, sessionId)
 
 
 RESOURCES = (

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from channels.db import database_sync_to_async
 from pydantic import create_model
 
 from apps.accounts.models import User
 from apps.core.aliases import Aliases
+from apps.core.threads import run_sync
 from apps.core.timestamps import iso_or_none, iso_timestamp
 from apps.mcp.profiles.thoughtbox.envelope import ThoughtboxEnvelope, embedded_resource
 from apps.mcp.profiles.thoughtbox.inputs import (
@@ -58,7 +58,7 @@ def cookbook() -> dict[str, Any]:
 
 async def thoughtbox(actor: User, params: ThoughtboxInput) -> dict[str, Any]:
     key = client_key()
-    added = await database_sync_to_async(thoughts.thought_add)(
+    added = await run_sync(thoughts.thought_add)(
         actor=actor, client_key=key, thought=params.thought, thought_number=params.thought_number,
         total_thoughts=params.total_thoughts, next_thought_needed=params.next_thought_needed,
         revises_thought=params.revises_thought, branch_from_thought=params.branch_from_thought,
@@ -89,7 +89,7 @@ async def thoughtbox(actor: User, params: ThoughtboxInput) -> dict[str, Any]:
 
 async def export_reasoning_chain(actor: User, params: ExportReasoningChainInput) -> dict[str, Any]:
     key = client_key()
-    written = await database_sync_to_async(thoughts.session_export_write)(
+    written = await run_sync(thoughts.session_export_write)(
         actor=actor, session_id=params.session_id, client_key=key, destination=params.destination)
     export = written.export
     return {
@@ -136,7 +136,7 @@ async def notebook_create(actor: User, args: CreateNotebookArgs) -> dict[str, An
                                              **given(language=args.language))
         return notebook_with_cells(actor=actor, notebook_id=notebook.pk)
 
-    return await database_sync_to_async(create)()
+    return await run_sync(create)()
 
 
 async def notebook_list(actor: User, args: SeedModel) -> dict[str, Any]:
@@ -144,7 +144,7 @@ async def notebook_list(actor: User, args: SeedModel) -> dict[str, Any]:
         return [{**notebook_dict(notebook), "cellCount": notebook.cell_count}
                 for notebook in notebooks.notebook_list(actor=actor)]
 
-    found = await database_sync_to_async(listed)()
+    found = await run_sync(listed)()
     return {"notebooks": found, "count": len(found)}
 
 
@@ -153,7 +153,7 @@ async def notebook_load(actor: User, args: LoadNotebookArgs) -> dict[str, Any]:
         notebook = notebooks.notebook_load(actor=actor, path=args.path, text=args.text)
         return notebook_with_cells(actor=actor, notebook_id=notebook.pk)
 
-    return await database_sync_to_async(load)()
+    return await run_sync(load)()
 
 
 def _cell_result(cell: Cell) -> dict[str, Any]:
@@ -161,44 +161,44 @@ def _cell_result(cell: Cell) -> dict[str, Any]:
 
 
 async def notebook_add_cell(actor: User, args: AddCellArgs) -> dict[str, Any]:
-    cell = await database_sync_to_async(notebooks.cell_add)(
+    cell = await run_sync(notebooks.cell_add)(
         actor=actor, notebook_id=args.notebook_id, cell_type=args.cell_type, content=args.content,
         filename=args.filename, position=args.position)
     return _cell_result(cell)
 
 
 async def notebook_update_cell(actor: User, args: UpdateCellArgs) -> dict[str, Any]:
-    cell = await database_sync_to_async(notebooks.cell_update)(
+    cell = await run_sync(notebooks.cell_update)(
         actor=actor, notebook_id=args.notebook_id, cell_id=args.cell_id, content=args.content, filename=args.filename)
     return _cell_result(cell)
 
 
 async def notebook_run_cell(actor: User, args: CellArgs) -> dict[str, Any]:
-    cell = await database_sync_to_async(notebooks.cell_run)(
+    cell = await run_sync(notebooks.cell_run)(
         actor=actor, notebook_id=args.notebook_id, cell_id=args.cell_id)
     return {**_cell_result(cell), "outputs": cell_outputs(cell)}
 
 
 async def notebook_install_deps(actor: User, args: InstallDepsArgs) -> dict[str, Any]:
-    installed = await database_sync_to_async(notebooks.notebook_install_deps)(
+    installed = await run_sync(notebooks.notebook_install_deps)(
         actor=actor, notebook_id=args.notebook_id, dependencies=args.dependencies)
     return {"notebookId": str(installed.notebook.pk), "installed": installed.installed,
             "dependencies": installed.notebook.dependencies, "output": installed.output}
 
 
 async def notebook_list_cells(actor: User, args: NotebookArgs) -> dict[str, Any]:
-    found = await database_sync_to_async(notebook_with_cells)(actor=actor, notebook_id=args.notebook_id)
+    found = await run_sync(notebook_with_cells)(actor=actor, notebook_id=args.notebook_id)
     return {"notebookId": found["notebookId"], "cells": found["cells"], "count": len(found["cells"])}
 
 
 async def notebook_get_cell(actor: User, args: CellArgs) -> dict[str, Any]:
-    cell = await database_sync_to_async(notebooks.cell_get)(
+    cell = await run_sync(notebooks.cell_get)(
         actor=actor, notebook_id=args.notebook_id, cell_id=args.cell_id)
     return _cell_result(cell)
 
 
 async def notebook_export(actor: User, args: ExportNotebookArgs) -> dict[str, Any]:
-    exported = await database_sync_to_async(notebooks.notebook_export)(
+    exported = await run_sync(notebooks.notebook_export)(
         actor=actor, notebook_id=args.notebook_id, path=args.path)
     return {"notebookId": args.notebook_id, "format": "src.md", "text": exported.text,
             "path": str(exported.path) if exported.path else None}

@@ -1,16 +1,16 @@
 """ThoughtMCP's memory tool adapters, in the seed's shapes.
 
 Each adapter gets the acting user and the validated input model, calls one service through
-``database_sync_to_async`` (MCP tools are async: see ARCHITECTURE.md) and returns the ``data`` part
+``run_sync`` (apps/core/threads.py) (MCP tools are async: see ARCHITECTURE.md) and returns the ``data`` part
 of the seed's response. Access checks and validation messages come from the services.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from channels.db import database_sync_to_async
 
 from apps.accounts.models import User
+from apps.core.threads import run_sync
 from apps.core.timestamps import iso_timestamp
 from apps.mcp.profiles.thoughtmcp.inputs import (
     DeleteMemoryInput, MetadataUpdate, RetrieveMemoriesInput, SearchMemoriesInput, StoreMemoryInput, StoreMetadata,
@@ -27,7 +27,7 @@ DELETE_MESSAGES = {
 
 
 async def store_memory(actor: User, params: StoreMemoryInput) -> dict[str, Any]:
-    result = await database_sync_to_async(memory_store)(
+    result = await run_sync(memory_store)(
         actor=actor, content=params.content, primary_sector=params.primary_sector, session_id=params.session_id,
         **_metadata_fields(params.metadata),
     )
@@ -41,7 +41,7 @@ async def store_memory(actor: User, params: StoreMemoryInput) -> dict[str, Any]:
 
 
 async def retrieve_memories(actor: User, params: RetrieveMemoriesInput) -> dict[str, Any]:
-    result = await database_sync_to_async(memory_retrieve)(
+    result = await run_sync(memory_retrieve)(
         actor=actor, text=params.text, filters=_filters(params), limit=params.limit, offset=params.offset,
     )
     memories = [
@@ -57,7 +57,7 @@ async def retrieve_memories(actor: User, params: RetrieveMemoriesInput) -> dict[
 
 
 async def search_memories(actor: User, params: SearchMemoriesInput) -> dict[str, Any]:
-    result = await database_sync_to_async(memory_search)(
+    result = await run_sync(memory_search)(
         actor=actor, text=params.text, filters=_filters(params), limit=params.limit, offset=params.offset,
     )
     memories = [
@@ -70,7 +70,7 @@ async def search_memories(actor: User, params: SearchMemoriesInput) -> dict[str,
 
 
 async def update_memory(actor: User, params: UpdateMemoryInput) -> dict[str, Any]:
-    result = await database_sync_to_async(memory_update)(
+    result = await run_sync(memory_update)(
         actor=actor, memory_id=params.memory_id, content=params.content, strength=params.strength,
         salience=params.salience, **_metadata_fields(params.metadata),
     )
@@ -86,7 +86,7 @@ async def update_memory(actor: User, params: UpdateMemoryInput) -> dict[str, Any
 async def delete_memory(actor: User, params: DeleteMemoryInput) -> dict[str, Any]:
     # Engram's rule, not the seed's default: a delete is recoverable unless the caller says soft=false.
     soft = params.soft is not False
-    deletion_type = await database_sync_to_async(memory_delete)(actor=actor, memory_id=params.memory_id, soft=soft)
+    deletion_type = await run_sync(memory_delete)(actor=actor, memory_id=params.memory_id, soft=soft)
     return {"memoryId": params.memory_id, "deletionType": deletion_type, "message": DELETE_MESSAGES[deletion_type]}
 
 
