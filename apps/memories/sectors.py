@@ -25,6 +25,7 @@ from datetime import datetime, timedelta, timezone
 from functools import cached_property
 
 import numpy as np
+from django.conf import settings
 from pgvector import Vector
 
 from apps.memories.batching import Coalescer
@@ -106,7 +107,7 @@ class ContentVector:
     tokens: int
 
 
-_writers = Coalescer(lambda texts: embed_texts(texts))
+_writers = Coalescer(lambda texts: embed_texts(texts), workers=lambda: settings.ENGRAM_EMBEDDING_WORKERS)
 
 
 def embed_contents(texts: list[str]) -> list[ContentVector]:

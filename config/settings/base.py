@@ -1,4 +1,5 @@
 """Settings shared by every environment. Environment-specific modules import * from here."""
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -201,6 +202,11 @@ ENGRAM_EMBEDDING_BATCH_SIZE = env_int("ENGRAM_EMBEDDING_BATCH_SIZE", 16)
 # while they wait; ONNX Runtime with two was slower too); a web server or worker encodes in several
 # processes or threads at once anyway (bench/).
 ENGRAM_EMBEDDING_THREADS = env_int("ENGRAM_EMBEDDING_THREADS", 1)
+# Threads that embed stores' texts in a process (apps/memories/batching.py), each running the model on one
+# thread: a large call (an import's batch) is cut into one piece per thread, so bulk imports use every core.
+ENGRAM_EMBEDDING_WORKERS = env_int("ENGRAM_EMBEDDING_WORKERS", os.cpu_count() or 1)
+if ENGRAM_EMBEDDING_WORKERS < 1:
+    raise ImproperlyConfigured(f"ENGRAM_EMBEDDING_WORKERS={ENGRAM_EMBEDDING_WORKERS} must be 1 or more.")
 # What runs the model: ONNX Runtime on a file exported from it into var/models/ on first use (int8: about
 # 2x torch's batch texts/s, one query 2x faster, and no torch in the process: ~430 MB less in a web
 # process, docs/benchmarks.md, "Encoder variants"), or torch. Without

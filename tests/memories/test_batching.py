@@ -58,3 +58,25 @@ def test_concurrent_stores_get_the_vectors_the_model_gives_each_text():
     expected = embed_texts(texts)
     for result, vector in zip(results, expected):
         assert np.allclose(result.vector, vector, atol=1e-5)
+
+
+def test_a_large_call_is_cut_into_pieces_that_run_at_once_in_order():
+    both_running = threading.Barrier(2, timeout=10)  # one thread at a time would wait out the timeout
+    threads = set()
+
+    def encode(texts):
+        threads.add(threading.current_thread().name)
+        both_running.wait()
+        return [[int(text)] for text in texts]
+
+    coalescer = Coalescer(encode, workers=lambda: 2)
+    texts = [str(n) for n in range(40)]
+    assert coalescer.embed(texts) == [[n] for n in range(40)]
+    assert len(threads) == 2
+
+
+def test_a_small_call_stays_whole():
+    calls = []
+    coalescer = Coalescer(lambda texts: calls.append(len(texts)) or [[0]] * len(texts), workers=2)
+    coalescer.embed(["a"] * 31)  # two pieces would hold fewer than MIN_PIECE texts each
+    assert calls == [31]
