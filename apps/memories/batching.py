@@ -89,3 +89,92 @@ class Coalescer:
             for job in jobs:
                 job.future.set_result(vectors[start:start + len(job.texts)])
                 start += len(job.texts)
+
+
+@dataclass
+class _Entry:
+    item: object
+    turn: threading.Event = field(default_factory=threading.Event)
+    lead: bool = False
+    result: object = None
+    error: BaseException | None = None
+
+    def outcome(self):
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+@dataclass
+class _Group:
+    waiting: list[_Entry] = field(default_factory=list)
+    leading: bool = False
+
+
+class GroupCommit:
+    """One transaction for many writers: concurrent writers of one key (a cube) hand their items to
+    whichever of them arrived first (the leader), which writes everything waiting with `write` (items ->
+    one result each, in order) in its own thread and wakes the others with their results; one still
+    waiting then leads the next group. A lone writer writes at once, as if there were no group. Keys never
+    share a group, so a write held up in one cube (a lock) holds up no other cube's. When a group's write
+    fails, each of its items is written again on its own, so that an error reaches only its own writer."""
+
+    def __init__(self, write: Callable[[list], list]):
+        self._write = write
+        self._lock = threading.Lock()
+        self._groups: dict[object, _Group] = {}
+
+    def submit(self, item, *, key: object = None):
+        entry = _Entry(item)
+        with self._lock:
+            group = self._groups.setdefault(key, _Group())
+            group.waiting.append(entry)
+            lead, group.leading = not group.leading, True
+        if not lead:
+            entry.turn.wait()  # until the leader has written it, or hands this writer the lead
+            if not entry.lead:
+                return entry.outcome()
+        return self._lead(entry, key)
+
+    def waiting(self, key: object = None) -> int:
+        """How many writers of `key` wait for a leader to take their items."""
+        with self._lock:
+            group = self._groups.get(key)
+            return len(group.waiting) if group else 0
+
+    def _lead(self, own: _Entry, key: object):
+        with self._lock:
+            group = self._groups[key]
+            taken, group.waiting = group.waiting, []
+        try:
+            self._write_group(taken)
+        finally:
+            with self._lock:
+                successor = group.waiting[0] if group.waiting else None
+                group.leading = successor is not None
+                if successor is None:
+                    del self._groups[key]
+            if successor is not None:
+                successor.lead = True
+                successor.turn.set()
+            for entry in taken:
+                if entry is not own:
+                    entry.turn.set()
+        return own.outcome()
+
+    def _write_group(self, group: list[_Entry]) -> None:
+        try:
+            results = self._write([entry.item for entry in group])
+        except Exception as exc:
+            if len(group) == 1:
+                group[0].error = exc
+                return
+            for entry in group:
+                self._write_group([entry])
+            return
+        except BaseException as exc:  # the leader is interrupted: the others learn it, and it goes on up
+            for entry in group:
+                entry.error = exc
+            raise
+        for entry, result in zip(group, results):
+            entry.result = result

@@ -81,20 +81,25 @@ def test_database_down_mid_request_answers_503_and_a_tool_error_then_recovers_by
     created = api.post("/api/v1/memories/", json={"content": "Written before the database went away"})
     assert created.status_code == 201, created.text
 
-    # Mid-request: a lock on ann's cube stops both writes inside their transactions (a memory's insert checks
-    # its cube's row), where the test sees them wait; then the database stops under them.
+    # Mid-request: a lock on ann's and ben's cubes stops both writes inside their transactions (a memory's
+    # insert checks its cube's row), where the test sees them wait; then the database stops under them. (Two
+    # cubes: concurrent stores into one cube share a transaction, so a second write to ann's would wait in
+    # the server for the first, not in the database.)
+    ben = rest(engram, tokens["ben"])
+    bens = ben.post("/api/v1/memories/", json={"content": "Ben's first memory makes his cube"})
+    assert bens.status_code == 201, bens.text
     holder = cluster.connect()
     holder.execute("BEGIN")
-    holder.execute("SELECT 1 FROM cubes_cube WHERE owner_id = (SELECT id FROM accounts_user WHERE username = 'ann') "
-                   "FOR UPDATE")
+    holder.execute("SELECT 1 FROM cubes_cube WHERE owner_id IN (SELECT id FROM accounts_user WHERE username IN "
+                   "('ann', 'ben')) FOR UPDATE")
     answers = {}
 
     def rest_write():
         answers["rest"] = api.post("/api/v1/memories/", json={"content": "Written as the database went away"})
 
     def mcp_write():
-        answers["mcp"] = asyncio.run(mcp_call(f"{engram.url}/mcp/thoughtmcp/", tokens["ann"], "store_memory",
-                                              {"userId": "ann", "sessionId": "faults", "primarySector": "semantic",
+        answers["mcp"] = asyncio.run(mcp_call(f"{engram.url}/mcp/thoughtmcp/", tokens["ben"], "store_memory",
+                                              {"userId": "ben", "sessionId": "faults", "primarySector": "semantic",
                                                "content": "Stored as the database went away"}))
 
     writes = [threading.Thread(target=rest_write), threading.Thread(target=mcp_write)]
@@ -137,11 +142,13 @@ def test_database_down_mid_request_answers_503_and_a_tool_error_then_recovers_by
     wait_for(lambda: api.get("/api/v1/memories/").status_code == 200, "REST to answer again")
     contents = [item["content"] for item in api.get("/api/v1/memories/").json()["results"]]
     assert contents == ["Written before the database went away"]  # the interrupted writes left nothing
+    assert "Stored as the database went away" not in [content for content, _, _ in memories_in_database(cluster)]
     result = asyncio.run(mcp_call(f"{engram.url}/mcp/thoughtmcp/", tokens["ann"], "search_memories",
                                   {"userId": "ann", "text": "database"}))
     assert not result.is_error, result.content
     assert httpx.get(f"{engram.url}/healthz", timeout=60).json()["checks"]["database"]["ok"]
     api.delete(f"/api/v1/memories/{created.json()['id']}/", params={"hard": "true"})
+    ben.delete(f"/api/v1/memories/{bens.json()['id']}/", params={"hard": "true"})
 
 
 # --- kill -9 of the web server with 20 writers in flight -------------------------------------------------

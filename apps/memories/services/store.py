@@ -10,6 +10,7 @@ from apps.accounts.models import User
 from apps.cubes.access import cube_get_writable
 from apps.cubes.services import cube_ensure_personal
 from apps.graph import events
+from apps.memories.batching import GroupCommit
 from apps.memories.models import SECTORS, Memory, MemoryVector
 from apps.memories.sectors import ContentVector, embed_contents
 from apps.memories.services.linking import create_links_many
@@ -101,11 +102,35 @@ def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: st
         agent_id=agent_id, keywords=keywords, tags=tags, category=category, context=context, importance=importance,
         metadata=metadata, created_at=created_at, kind=kind,
     )
-    vectors = embed_memories([memory])
-    with transaction.atomic():
-        [links_created] = _persist([memory], vectors, link=True)
-        events.publish_after_commit(events.Kind.MEMORIES_CREATED, cube.pk, events.memories_created([memory]))
+    [vector] = embed_memories([memory])
+    if connection.in_atomic_block:  # the caller's transaction: the memory commits with it, so it is written here
+        [links_created] = _write_stores([(memory, vector)])
+    else:
+        links_created = _concurrent_stores.submit((memory, vector), key=memory.cube_id)
     return StoreResult(memory=memory, embeddings_generated=len(SECTORS), links_created=links_created)
+
+
+def _write_stores(items: list[tuple[Memory, ContentVector]]) -> list[int]:
+    """Single stores written together in one transaction (of one cube when they come from
+    _concurrent_stores): per cube, one insert of each kind, one linking statement and one graph event.
+    How many links each memory got, in order."""
+    by_cube: dict[str, list[int]] = {}
+    for index, (memory, _) in enumerate(items):
+        by_cube.setdefault(memory.cube_id, []).append(index)
+    links = [0] * len(items)
+    with transaction.atomic():
+        for cube_id, indexes in by_cube.items():
+            memories = [items[index][0] for index in indexes]
+            counts = _persist(memories, [items[index][1] for index in indexes], link=True)
+            for index, count in zip(indexes, counts):
+                links[index] = count
+            events.publish_after_commit(events.Kind.MEMORIES_CREATED, cube_id, events.memories_created(memories))
+    return links
+
+
+# Concurrent single stores (MCP and REST writers) into one cube share one transaction: the first to arrive
+# writes for those waiting (apps/memories/batching.py), each answered once its memory has committed.
+_concurrent_stores = GroupCommit(_write_stores)
 
 
 @dataclass(frozen=True)
