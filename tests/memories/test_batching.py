@@ -1,38 +1,54 @@
 """The embedding thread that concurrent stores share (apps/memories/batching.py)."""
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 import pytest
 
-from apps.memories.batching import Coalescer
+from apps.memories.batching import Coalescer, GroupCommit
 from apps.memories.embeddings import embed_texts
 from apps.memories.sectors import embed_contents
 
 pytestmark = pytest.mark.timeout(60)
 
 
+class FirstCallHeld:
+    """`function` (of a list), recording each call's list; the first call waits until the others queued."""
+
+    def __init__(self, function):
+        self.function, self.calls = function, []
+        self.running, self.released = threading.Event(), threading.Event()
+
+    def __call__(self, items):
+        self.calls.append(list(items))
+        if len(self.calls) == 1:
+            self.running.set()
+            self.released.wait(10)
+        return self.function(items)
+
+    def run(self, pool, first, later, queued):
+        """Submits `first` (a callable), and once its call is held the `later` ones; releases it when queued()
+        reaches len(later). The futures of first and of later."""
+        first_future = pool.submit(first)
+        assert self.running.wait(30)
+        later_futures = [pool.submit(call) for call in later]
+        while queued() < len(later) and not any(future.done() for future in later_futures):
+            threading.Event().wait(0.01)
+        self.released.set()
+        return first_future, later_futures
+
+
 def test_writers_waiting_while_the_model_runs_share_its_next_call():
-    calls, running, release = [], threading.Event(), threading.Event()
-
-    def encode(texts):
-        calls.append(list(texts))
-        if len(calls) == 1:
-            running.set()
-            release.wait(10)
-        return [[len(text)] for text in texts]
-
+    encode = FirstCallHeld(lambda texts: [[len(text)] for text in texts])
     coalescer = Coalescer(encode)
     with ThreadPoolExecutor(max_workers=8) as pool:
-        first = pool.submit(coalescer.embed, ["a"])
-        assert running.wait(10)
-        later = [pool.submit(coalescer.embed, ["b" * n, "c" * n]) for n in range(2, 9)]
-        while coalescer._jobs.qsize() < len(later):
-            threading.Event().wait(0.01)
-        release.set()
+        first, later = encode.run(pool, lambda: coalescer.embed(["a"]),
+                                  [partial(coalescer.embed, ["b" * n, "c" * n]) for n in range(2, 9)],
+                                  coalescer._jobs.qsize)
         assert first.result() == [[1]]
         assert [future.result() for future in later] == [[[n], [n]] for n in range(2, 9)]  # each gets its own
-    assert len(calls) == 2 and len(calls[1]) == 14
+    assert len(encode.calls) == 2 and len(encode.calls[1]) == 14
 
 
 def test_a_model_error_reaches_every_waiting_writer_and_the_thread_goes_on():
@@ -83,55 +99,32 @@ def test_a_small_call_stays_whole():
 
 
 def test_writers_arriving_while_one_writes_are_written_together_next():
-    from apps.memories.batching import GroupCommit
-
-    writes, writing, release = [], threading.Event(), threading.Event()
-
-    def write(items):
-        writes.append(list(items))
-        if len(writes) == 1:
-            writing.set()
-            release.wait(10)
-        return [item * 10 for item in items]
-
+    write = FirstCallHeld(lambda items: [item * 10 for item in items])
     group = GroupCommit(write)
     with ThreadPoolExecutor(max_workers=8) as pool:
-        first = pool.submit(group.submit, 1)
-        assert writing.wait(10)
-        later = [pool.submit(group.submit, n) for n in range(2, 8)]
-        while group.waiting() < len(later):
-            threading.Event().wait(0.01)
-        release.set()
+        first, later = write.run(pool, partial(group.submit, 1), [partial(group.submit, n) for n in range(2, 8)],
+                                 group.waiting)
         assert first.result() == 10
         assert [future.result() for future in later] == [n * 10 for n in range(2, 8)]  # each gets its own
-    assert writes[0] == [1] and sorted(writes[1]) == list(range(2, 8)) and len(writes) == 2
+    assert write.calls[0] == [1] and sorted(write.calls[1]) == list(range(2, 8)) and len(write.calls) == 2
+
+
+def refuse_bad(items):
+    if "bad" in items:
+        raise ValueError("refused")
+    return [item.upper() for item in items]
 
 
 def test_a_failing_group_is_written_item_by_item_so_only_the_bad_item_fails():
-    from apps.memories.batching import GroupCommit
-
-    writes, writing, release = [], threading.Event(), threading.Event()
-
-    def write(items):
-        writes.append(list(items))
-        if len(writes) == 1:
-            writing.set()
-            release.wait(10)
-        if "bad" in items:
-            raise ValueError("refused")
-        return [item.upper() for item in items]
-
+    write = FirstCallHeld(refuse_bad)
     group = GroupCommit(write)
     with ThreadPoolExecutor(max_workers=4) as pool:
-        first = pool.submit(group.submit, "first")
-        assert writing.wait(10)
-        later = {name: pool.submit(group.submit, name) for name in ("a", "bad", "b")}
-        while group.waiting() < len(later):
-            threading.Event().wait(0.01)
-        release.set()
-        assert first.result() == "FIRST" and later["a"].result() == "A" and later["b"].result() == "B"
+        first, (a, bad, b) = write.run(pool, partial(group.submit, "first"),
+                                       [partial(group.submit, name) for name in ("a", "bad", "b")], group.waiting)
+        assert first.result() == "FIRST" and a.result() == "A" and b.result() == "B"
         with pytest.raises(ValueError, match="refused"):
-            later["bad"].result()
+            bad.result()
+    writes = write.calls
     assert sorted(writes[1]) == ["a", "b", "bad"] and sorted(map(tuple, writes[2:])) == [("a",), ("b",), ("bad",)]
     assert group.submit("alone") == "ALONE" and writes[-1] == ["alone"]  # the lead was handed back
 
@@ -150,16 +143,7 @@ def test_concurrent_single_stores_into_a_cube_commit_together_and_other_cubes_do
     from apps.memories.models import Memory, MemoryLink, MemoryVector
     from apps.memories.services import memory_store, store
 
-    groups, writing, release = [], threading.Event(), threading.Event()
-    real = store._concurrent_stores._write
-
-    def write(items):
-        groups.append(len(items))
-        if len(groups) == 1:
-            writing.set()
-            release.wait(10)
-        return real(items)
-
+    write = FirstCallHeld(store._concurrent_stores._write)
     monkeypatch.setattr(store._concurrent_stores, "_write", write)
 
     def stored(actor, n):
@@ -169,19 +153,22 @@ def test_concurrent_single_stores_into_a_cube_commit_together_and_other_cubes_do
         finally:
             connection.close()
 
+    def alices_waiting() -> int:  # bob's cube has a group of its own: alice's held-up write holds none of his
+        if not all(future.done() for future in bobs):
+            return 0
+        return 3 * (store._concurrent_stores.waiting(first_cube(user)) >= 3)
+
+    writers = [(actor, n) for n in range(1, 4) for actor in (user, other_user)]
     with ThreadPoolExecutor(max_workers=8) as pool:  # within the test database's pool of connections
         first = pool.submit(stored, user, 0)
-        assert writing.wait(30)
-        writers = [(actor, n) for n in range(1, 4) for actor in (user, other_user)]
+        assert write.running.wait(30)
         later = [pool.submit(stored, actor, n) for actor, n in writers]
-        alice_cube = first_cube(user)
         bobs = [future for future, (actor, _) in zip(later, writers) if actor == other_user]
-        for future in bobs:  # bob's cube has a group of its own: alice's held-up write holds none of his
-            future.result(timeout=30)
-        while store._concurrent_stores.waiting(alice_cube) < 3 and not any(f.done() for f in later):
+        while alices_waiting() < 3:
             threading.Event().wait(0.01)
-        release.set()
+        write.released.set()
         results = [first.result(), *(future.result() for future in later)]
+    groups = [len(call) for call in write.calls]
     assert groups[0] == 1 and groups[-1] == 3  # alice's three that waited were written in one transaction
     ids = [result.memory.pk for result in results]
     assert Memory.objects.filter(pk__in=ids).count() == MemoryVector.objects.filter(memory_id__in=ids).count() == 7
