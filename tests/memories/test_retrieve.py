@@ -118,6 +118,22 @@ def test_retrieval_reinforces_what_it_returns(user, corpus):
     assert dark.access_count == 2
 
 
+@pytest.mark.django_db(transaction=True)
+def test_reinforcement_as_its_own_transaction_counts_and_leaves_a_callers_commit_setting_alone(user, store):
+    from django.db import connection, transaction
+
+    from apps.memories.services.lifecycle import memory_reinforce
+
+    memory = store(user, "The lighthouse lamp is serviced every spring")
+    assert memory_reinforce(memory_ids=[memory.pk]) == 1  # autocommit: its own, relaxed, transaction
+    with transaction.atomic(), connection.cursor() as cursor:
+        assert memory_reinforce(memory_ids=[memory.pk]) == 1
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone()[0] == "on"  # the caller's writes still wait for the flush
+    memory.refresh_from_db()
+    assert memory.access_count == 2
+
+
 def test_soft_deleted_memories_are_hidden(user, corpus):
     memory_delete(actor=user, memory_id=corpus["dark"].pk)
     result = memory_retrieve(actor=user, text="dark mode")

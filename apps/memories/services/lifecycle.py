@@ -165,12 +165,16 @@ def memory_reinforce(*, memory_ids: list) -> int:
         return 0
     now = timezone.now()
     recent = now - timezone.timedelta(seconds=REINFORCE_WINDOW_SECONDS)
+    # An access is bookkeeping, not a write anyone was promised: as its own transaction its commit does not wait
+    # for the WAL flush (a crash may forget the last accesses, never a memory; docs/guarantees.md). Inside a
+    # caller's transaction the setting would cover the caller's writes too, so there it stays as it is.
+    relaxed = "" if connection.in_atomic_block else " AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'"
     # Raw SQL: every retrieval runs this, and the ORM would take longer to build it than PostgreSQL to run it.
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {Memory._meta.db_table} SET access_count = access_count + 1, last_accessed_at = %s, "
             "strength = LEAST(1.0, strength + CASE WHEN last_accessed_at >= %s THEN %s ELSE %s END) "
-            "WHERE id = ANY(%s::uuid[]) AND deleted_at IS NULL",
+            f"WHERE id = ANY(%s::uuid[]) AND deleted_at IS NULL{relaxed}",
             [now, recent, REINFORCE_STEP / 2, REINFORCE_STEP, list(memory_ids)],
         )
         return cursor.rowcount

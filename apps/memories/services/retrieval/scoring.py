@@ -109,15 +109,17 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
         pool_sql = f"SELECT memory_id FROM nearest UNION {pool_sql}"
     lexical = model.score_sql()
     dense, dense_params = sector_similarity_sql(vector, sectors, vector="e.embedding", tokens="e.tokens",
-                                                similarity="(1 - (e.embedding <=> %s::halfvec))",
-                                                similarity_params=(query_vector,))
+                                                similarity="e.similarity")
+    # The content vector's cosine is computed once per row (OFFSET 0 keeps PostgreSQL from copying the
+    # expression into each sector's term): the sectors' terms all start from it.
     sql = (
         f"{ctes}SELECT m.id, EXTRACT(EPOCH FROM m.created_at)::float8, m.salience, "
         f"{_recency_sql('m')}, {_link_weight_sql('m')}, "
         f"{lexical.sql}, COALESCE({dense}, 0) "
-        f"FROM {MEMORIES} m LEFT JOIN {VECTORS} e ON e.memory_id = m.id WHERE m.id IN ({pool_sql})"
+        f"FROM {MEMORIES} m LEFT JOIN LATERAL (SELECT v.embedding, v.tokens, 1 - (v.embedding <=> %s::halfvec) "
+        f"AS similarity FROM {VECTORS} v WHERE v.memory_id = m.id OFFSET 0) e ON true WHERE m.id IN ({pool_sql})"
     )
-    params += [now, YEAR_SECONDS, *lexical.params, *dense_params, list(pool_ids)]
+    params += [now, YEAR_SECONDS, *lexical.params, *dense_params, query_vector, list(pool_ids)]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
