@@ -186,6 +186,7 @@ def explain(user, text: str) -> None:
     from django.test.utils import CaptureQueriesContext
 
     from apps.memories.services import memory_retrieve, memory_search
+    from apps.memories.services.retrieval.dense import RETRIEVAL_EF_SEARCH
     from apps.memories.vectors import filtered_vector_scan
 
     for name, call in (("retrieve", memory_retrieve), ("search", memory_search)):
@@ -195,7 +196,7 @@ def explain(user, text: str) -> None:
         statements.sort(key=lambda q: float(q["time"]), reverse=True)
         print(f"\n=== {name} {text!r}: {len(captured.captured_queries)} statements")
         for query in statements[:4]:
-            with filtered_vector_scan(), connection.cursor() as cursor:
+            with filtered_vector_scan(RETRIEVAL_EF_SEARCH), connection.cursor() as cursor:
                 cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {query['sql']}")
                 plan = "\n".join(row[0] for row in cursor.fetchall())
             print(f"\n--- {float(query['time']) * 1000:.1f} ms: {query['sql'][:300]}\n{plan}")

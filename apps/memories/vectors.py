@@ -31,12 +31,12 @@ def vector_text(vector) -> str:
 
 
 @contextmanager
-def filtered_vector_scan():
+def filtered_vector_scan(ef_search: int = HNSW_EF_SEARCH):
     """Run the enclosed queries with HNSW iterative scans (SET LOCAL: this transaction only)."""
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-                           "set_config('hnsw.ef_search', %s, true)", [str(HNSW_EF_SEARCH)])
+                           "set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
         yield
 
 

@@ -16,6 +16,9 @@ from apps.memories.models import Memory
 # vectors exactly (docs/benchmarks.md#retrieve-and-search-latency). Through a smaller share of a larger
 # table (one user's matches among many users' memories) the walk would go far: those stay exact.
 HNSW_MIN_MATCHES = 1000
+# The HNSW candidate list of a retrieval's walk: the pool's 100 nearest come out of one pass, 1.3 ms sooner than
+# at 200 at 100k memories, and the top 10 stay those of an ef_search of 1000 (docs/benchmarks.md, "The speed table").
+RETRIEVAL_EF_SEARCH = 100
 HNSW_MIN_SHARE = 0.01
 TABLE_SIZE_SECONDS = 300.0
 _table_size: list = [float("-inf"), -1]  # [monotonic time read, memories in the table per PostgreSQL's statistics]

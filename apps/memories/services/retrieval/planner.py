@@ -16,7 +16,7 @@ from apps.memories.selectors import memory_filtered, memory_scope_cube_ids
 from apps.memories.validation import MemoryFilters, clean_limit, clean_offset, clean_query
 from apps.memories.vectors import filtered_vector_scan, nearest_exactly
 
-from .dense import compare_exactly, start_embedding
+from .dense import RETRIEVAL_EF_SEARCH, compare_exactly, start_embedding
 from .highlight import annotate_matches
 from .lexical import LexicalModel, lexical_model, tsquery
 from .reinforce import reinforce_returned
@@ -62,7 +62,7 @@ def _hybrid(base, *, embedding: Future, model: LexicalModel, sectors, limit, off
                  if len(matches) > pool else matches)
         return score_pool(base, model=model, vector=vector, sectors=sectors, now=now,
                           pool_ids=list(dict.fromkeys([*dense, *lexical_ids])))
-    with filtered_vector_scan():
+    with filtered_vector_scan(RETRIEVAL_EF_SEARCH):
         return score_pool(base, model=model, vector=vector, sectors=sectors, now=now, pool_ids=lexical_ids,
                           nearest=pool)
 
