@@ -32,6 +32,25 @@ def start_embedding(text: str) -> Future:
     return _query_embedder.submit(embed_query, text)
 
 
+class QueryEmbedding:
+    """The query's vector, started in the worker thread when the request's longest statement is sent (`start`,
+    called by lexical_model), so that the model's Python steps (the tokenizer) run while the calling thread waits
+    on PostgreSQL rather than beside the Python that builds the statements before it: two threads that both want
+    the GIL take turns, and the scope's statement took 1.5-3 ms instead of 0.1 ms. `result` starts it if nothing did."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._future: Future | None = None
+
+    def start(self) -> None:
+        if self._future is None:
+            self._future = start_embedding(self.text)
+
+    def result(self):
+        self.start()
+        return self._future.result()
+
+
 def compare_exactly(matches: int) -> bool:
     """Whether a boolean search's `matches` (at most lexical.EXACT_DENSE_MATCHES) compare their vectors
     exactly rather than through HNSW (see HNSW_MIN_MATCHES)."""

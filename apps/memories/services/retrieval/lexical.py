@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.contrib.postgres.search import SearchQuery
@@ -103,14 +104,16 @@ def _candidate_words(words: list[str], frequencies: dict[str, int]) -> list[str]
 
 
 def lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str], count_matches: bool,
-                  count_scope: bool = False, scope_is_cubes: bool = False) -> LexicalModel:
+                  count_scope: bool = False, scope_is_cubes: bool = False,
+                  on_statement: Callable[[], None] | None = None) -> LexicalModel:
     """The IDF weights of the query's words, the number of matches and the ids of the `best` best
     matches. The weights come from the per-cube lexeme counts; the best matches from the matches of
     the rarest words only (at most LEXICAL_SCAN_BUDGET of them are read, whatever the corpus size);
     the number of matches is counted exactly up to EXACT_DENSE_MATCHES and estimated by PostgreSQL's
     planner above, so no statement reads every match of every word.
     `scope_is_cubes`: `base` is exactly the live memories of `cube_ids` (no other filter), so the
-    counts tell a plain-word search when it has more matches than it counts exactly."""
+    counts tell a plain-word search when it has more matches than it counts exactly.
+    `on_statement` is called just before the lexical statement is sent (the query embedding starts then)."""
     assert not (count_matches and count_scope), "search counts matches, retrieve counts its scope"
     try:
         scope_sql, scope_params = base.order_by().values("pk").query.sql_with_params()
@@ -168,6 +171,8 @@ def lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str], 
     with_sql = f"WITH {', '.join(ctes)}" if ctes else ""
     sql = f"{with_sql} SELECT {count_sql}, {ids_sql}, ARRAY({ranked_sql})"  # one row, whatever is asked
     with connection.cursor() as cursor:
+        if on_statement is not None:
+            on_statement()
         cursor.execute(sql, [*ctes_params, *count_params, *ranked_params])
         counted, ids, ranked = cursor.fetchone()
     best_matches = [pk for pk in ranked if pk is not None]

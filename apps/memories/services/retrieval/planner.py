@@ -3,7 +3,6 @@ vectors are compared exactly or through HNSW, and which page comes back. memory_
 memory_search, the package's entry points, are here."""
 from __future__ import annotations
 
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 from django.utils import timezone
@@ -16,7 +15,7 @@ from apps.memories.selectors import memory_filtered, memory_scope_cube_ids
 from apps.memories.validation import MemoryFilters, clean_limit, clean_offset, clean_query
 from apps.memories.vectors import filtered_vector_scan, nearest_exactly
 
-from .dense import RETRIEVAL_EF_SEARCH, compare_exactly, start_embedding
+from .dense import RETRIEVAL_EF_SEARCH, QueryEmbedding, compare_exactly
 from .highlight import annotate_matches
 from .lexical import LexicalModel, lexical_model, tsquery
 from .reinforce import reinforce_returned
@@ -45,7 +44,7 @@ def _pool_size(*, limit: int, offset: int) -> int:
     return max(MIN_POOL, 3 * (offset + limit))
 
 
-def _hybrid(base, *, embedding: Future, model: LexicalModel, sectors, limit, offset,
+def _hybrid(base, *, embedding: QueryEmbedding, model: LexicalModel, sectors, limit, offset,
             scope_is_matches: bool = False) -> list[PoolScore]:
     """The pool scored, best first. `scope_is_matches`: `base` holds only the lexical matches (a boolean
     search). When the lexical statement returned all of them, their vectors are compared exactly unless
@@ -71,7 +70,7 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
                     reinforce: bool = True) -> RetrieveResult:
     filters = filters or MemoryFilters()
     limit, offset, text = clean_limit(limit), clean_offset(offset), clean_query(text)
-    embedding = start_embedding(text) if text else None  # meanwhile: the scope, the lexical statement
+    embedding = QueryEmbedding(text) if text else None  # computed while the lexical statement runs
     cube_ids = memory_scope_cube_ids(actor=actor, filters=filters)
     base = memory_filtered(actor=actor, filters=filters, cube_ids=cube_ids)
     if not text:
@@ -81,7 +80,7 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
         items = without_query(base, limit=limit, offset=offset)
     else:
         model = lexical_model(base, any_words(text), _pool_size(limit=limit, offset=offset), cube_ids=cube_ids,
-                              count_matches=False, count_scope=filters.narrows_cubes)
+                              count_matches=False, count_scope=filters.narrows_cubes, on_statement=embedding.start)
         total = model.scope_size
         ranked = _hybrid(base, embedding=embedding, model=model, sectors=filters.sectors, limit=limit, offset=offset)
         items = page(base, ranked, limit=limit, offset=offset)
@@ -95,8 +94,7 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
     filters = filters or MemoryFilters()
     limit, offset, text = clean_limit(limit), clean_offset(offset), clean_query(text)
     parsed = _parse_search(text) if text else None
-    # Meanwhile: the scope, the lexical statement.
-    embedding = start_embedding(_meaning_of(text, parsed)) if text else None
+    embedding = QueryEmbedding(_meaning_of(text, parsed)) if text else None  # computed while the lexical statement runs
     cube_ids = memory_scope_cube_ids(actor=actor, filters=filters)
     base = memory_filtered(actor=actor, filters=filters, cube_ids=cube_ids)
     if set(filters.sectors) != set(SECTORS):
@@ -110,7 +108,8 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
         pool = _pool_size(limit=limit, offset=offset)
         # Term weights come from the cubes in scope, before a boolean query narrows them to its matches.
         model = lexical_model(base, parsed, pool, cube_ids=cube_ids, count_matches=True,
-                              scope_is_cubes=not filters.narrows_cubes and set(filters.sectors) == set(SECTORS))
+                              scope_is_cubes=not filters.narrows_cubes and set(filters.sectors) == set(SECTORS),
+                              on_statement=embedding.start)
         if parsed.boolean:
             # Boolean queries filter: every result satisfies the expression; vectors only rank them.
             base = base.filter(search_vector=tsquery(parsed))
