@@ -192,7 +192,10 @@ def explain(user, text: str) -> None:
     for name, call in (("retrieve", memory_retrieve), ("search", memory_search)):
         with CaptureQueriesContext(connection) as captured:
             call(actor=user, text=text, limit=10, reinforce=False)
-        statements = [q for q in captured.captured_queries if q["sql"].lstrip().upper().startswith(("SELECT", "WITH"))]
+        # A statement sent behind the HNSW settings (vectors.vector_scan_settings) is explained under them.
+        statements = [dict(q, sql=q["sql"].split("; ", 1)[1]) if q["sql"].startswith("SELECT set_config('hnsw") else q
+                      for q in captured.captured_queries]
+        statements = [q for q in statements if q["sql"].lstrip().upper().startswith(("SELECT", "WITH"))]
         statements.sort(key=lambda q: float(q["time"]), reverse=True)
         print(f"\n=== {name} {text!r}: {len(captured.captured_queries)} statements")
         for query in statements[:4]:

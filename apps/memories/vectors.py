@@ -30,6 +30,15 @@ def vector_text(vector) -> str:
     return Vector(vector).to_text()
 
 
+def vector_scan_settings(ef_search: int = HNSW_EF_SEARCH) -> tuple[str, list]:
+    """The settings of filtered_vector_scan as a statement to send in the same execute as the query that walks
+    the index ("<these>; <query>", then ``cursor.nextset()``): one round trip instead of BEGIN, SET and COMMIT.
+    In autocommit the statements of one simple query are one implicit transaction, so the settings hold for that
+    query only; inside a transaction they hold to its end, as filtered_vector_scan's do."""
+    return ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true); ",
+            [str(ef_search)])
+
+
 @contextmanager
 def filtered_vector_scan(ef_search: int = HNSW_EF_SEARCH):
     """Run the enclosed queries with HNSW iterative scans (SET LOCAL: this transaction only)."""

@@ -13,7 +13,7 @@ from apps.memories.models import SECTORS
 from apps.memories.query import ParsedQuery, any_words, parse_search
 from apps.memories.selectors import memory_filtered, memory_scope_cube_ids
 from apps.memories.validation import MemoryFilters, clean_limit, clean_offset, clean_query
-from apps.memories.vectors import filtered_vector_scan, nearest_exactly
+from apps.memories.vectors import nearest_exactly
 
 from .dense import RETRIEVAL_EF_SEARCH, QueryEmbedding, compare_exactly
 from .highlight import annotate_matches
@@ -61,9 +61,8 @@ def _hybrid(base, *, embedding: QueryEmbedding, model: LexicalModel, sectors, li
                  if len(matches) > pool else matches)
         return score_pool(base, model=model, vector=vector, sectors=sectors, now=now,
                           pool_ids=list(dict.fromkeys([*dense, *lexical_ids])))
-    with filtered_vector_scan(RETRIEVAL_EF_SEARCH):
-        return score_pool(base, model=model, vector=vector, sectors=sectors, now=now, pool_ids=lexical_ids,
-                          nearest=pool)
+    return score_pool(base, model=model, vector=vector, sectors=sectors, now=now, pool_ids=lexical_ids,
+                      nearest=pool, ef_search=RETRIEVAL_EF_SEARCH)
 
 
 def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = None, limit=None, offset=None,

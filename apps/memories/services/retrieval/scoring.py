@@ -16,7 +16,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from apps.memories.models import Memory, MemoryLink, MemoryVector
-from apps.memories.vectors import sector_similarity_sql, vector_text
+from apps.memories.vectors import HNSW_EF_SEARCH, sector_similarity_sql, vector_scan_settings, vector_text
 
 from .lexical import LexicalModel
 
@@ -87,16 +87,17 @@ def _link_weight_sql(table: str) -> str:
             f"UNION ALL SELECT weight FROM {LINKS} WHERE target_id = {table}.id) AS l), 0)")
 
 
-def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nearest: int = 0) -> list[PoolScore]:
+def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nearest: int = 0,
+               ef_search: int = HNSW_EF_SEARCH) -> list[PoolScore]:
     """Every memory of the pool scored exactly, in one statement: its best cosine over `sectors`' vectors
     (derived from its one stored vector, apps/memories/sectors.py), its lexical score, recency and link
     weight. Best first. The pool is `pool_ids` (they come from `base`) plus, with `nearest`, the `nearest`
-    memories of `base` whose vectors are nearest the query, found through the HNSW index in the same
-    statement. Raw SQL: through the ORM, building this statement and reading its rows would take longer
+    memories of `base` whose vectors are nearest the query, found through the HNSW index (an iterative scan with
+    `ef_search`, set in the same round trip) in the same statement. Raw SQL: through the ORM, building this statement and reading its rows would take longer
     than PostgreSQL takes to run it (docs/benchmarks.md#retrieve-and-search-latency)."""
     query_vector = vector_text(vector)
     params: list = []
-    ctes = ""
+    settings, ctes = "", ""
     pool_sql = "SELECT unnest(%s::uuid[])"
     if nearest:
         try:
@@ -105,6 +106,7 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
             return []
         ctes = (f"WITH nearest AS MATERIALIZED (SELECT e.memory_id FROM {VECTORS} e WHERE e.memory_id IN ({scope_sql}) "
                 "ORDER BY e.embedding <=> %s::halfvec LIMIT %s) ")
+        settings, params = vector_scan_settings(ef_search)
         params += [*scope_params, query_vector, nearest]
         pool_sql = f"SELECT memory_id FROM nearest UNION {pool_sql}"
     lexical = model.score_sql()
@@ -113,7 +115,7 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
     # The content vector's cosine is computed once per row (OFFSET 0 keeps PostgreSQL from copying the
     # expression into each sector's term): the sectors' terms all start from it.
     sql = (
-        f"{ctes}SELECT m.id, EXTRACT(EPOCH FROM m.created_at)::float8, m.salience, "
+        f"{settings}{ctes}SELECT m.id, EXTRACT(EPOCH FROM m.created_at)::float8, m.salience, "
         f"{_recency_sql('m')}, {_link_weight_sql('m')}, "
         f"{lexical.sql}, COALESCE({dense}, 0) "
         f"FROM {MEMORIES} m LEFT JOIN LATERAL (SELECT v.embedding, v.tokens, 1 - (v.embedding <=> %s::halfvec) "
@@ -122,6 +124,8 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
     params += [now, YEAR_SECONDS, *lexical.params, *dense_params, query_vector, list(pool_ids)]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
+        if settings:
+            cursor.nextset()
         rows = cursor.fetchall()
     best_lexical = max((row[5] for row in rows), default=0.0) or 1.0
     weights = WITH_QUERY
