@@ -12,6 +12,8 @@ from django.db.models import F
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Now
 
+from apps.core.commits import unflushed_commit
+
 
 class McpClientSessionManager(models.Manager):
     def record_call(self, *, key: str, user_id: int, cube_ids: Iterable[str] = ()) -> None:
@@ -26,7 +28,8 @@ class McpClientSessionManager(models.Manager):
                 "active_cubes || ARRAY(SELECT cube FROM unnest(%s::varchar[]) AS cube WHERE cube <> ALL(active_cubes))",
                 [cube_ids],
             )
-        if self.filter(key=key).update(**changes):
+        # A count of calls is bookkeeping: its commit need not wait for the WAL flush (docs/guarantees.md).
+        if self.filter(unflushed_commit(), key=key).update(**changes):
             return
         _, created = self.get_or_create(key=key, defaults={
             "user_id": user_id, "created_at": Now(), "last_activity": Now(), "tool_calls_count": 1,

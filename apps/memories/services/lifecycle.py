@@ -10,6 +10,7 @@ from django.db.models.functions import Exp, Greatest
 from django.utils import timezone
 
 from apps.accounts.models import User
+from apps.core.commits import unflushed_commit_sql
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
@@ -166,9 +167,8 @@ def memory_reinforce(*, memory_ids: list) -> int:
     now = timezone.now()
     recent = now - timezone.timedelta(seconds=REINFORCE_WINDOW_SECONDS)
     # An access is bookkeeping, not a write anyone was promised: as its own transaction its commit does not wait
-    # for the WAL flush (a crash may forget the last accesses, never a memory; docs/guarantees.md). Inside a
-    # caller's transaction the setting would cover the caller's writes too, so there it stays as it is.
-    relaxed = "" if connection.in_atomic_block else " AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'"
+    # for the WAL flush (a crash may forget the last accesses, never a memory; docs/guarantees.md).
+    relaxed = unflushed_commit_sql()
     # Raw SQL: every retrieval runs this, and the ORM would take longer to build it than PostgreSQL to run it.
     with connection.cursor() as cursor:
         cursor.execute(
