@@ -82,7 +82,7 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
                               count_matches=False, count_scope=filters.narrows_cubes, on_statement=embedding.start)
         total = model.scope_size
         ranked = _hybrid(base, embedding=embedding, model=model, sectors=filters.sectors, limit=limit, offset=offset)
-        items = page(base, ranked, limit=limit, offset=offset)
+        items = page(ranked, limit=limit, offset=offset)
     if reinforce:
         reinforce_returned(items)
     return RetrieveResult(items=items, total_count=total)
@@ -123,7 +123,7 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
         # Boolean: every match. Plain words: every lexical match, plus the close dense neighbours in the pool.
         total = model.matches + sum(1 for item in ranked if item.lexical == 0)
         total_exact = model.matches_exact
-        items = page(base, ranked, limit=limit, offset=offset)
+        items = page(ranked, limit=limit, offset=offset)
         annotate_matches(items, parsed)
     if reinforce:
         reinforce_returned(items)
