@@ -94,8 +94,9 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
     (derived from its one stored vector, apps/memories/sectors.py), its lexical score, recency and link
     weight. Best first. The pool is `pool_ids` (they come from `base`) plus, with `nearest`, the `nearest`
     memories of `base` whose vectors are nearest the query, found through the HNSW index (an iterative scan with
-    `ef_search`, set in the same round trip) in the same statement. Raw SQL: through the ORM, building this statement and reading its rows would take longer
-    than PostgreSQL takes to run it (docs/benchmarks.md#retrieve-and-search-latency)."""
+    `ef_search`, set in the same round trip) in the same statement. Raw SQL: through the ORM, building this
+    statement and reading its rows would take longer than PostgreSQL takes to run it
+    (docs/benchmarks.md#retrieve-and-search-latency)."""
     query_vector = vector_text(vector)
     params: list = []
     settings, ctes = "", ""
