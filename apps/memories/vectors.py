@@ -56,7 +56,6 @@ def sector_similarity_sql(query, sectors, *, vector: str, tokens: str, similarit
     the query (with `similarity_params`): (q.v + q.a / n) / sqrt(1 + 2 v.a / n + a.a / n^2) per sector
     (apps/memories/sectors.py), where `v <#> a` is -v.a."""
     offsets = sector_offsets()
-    texts = _offset_texts(offsets)
     query = np.asarray(query, dtype=np.float32)
     terms, params = [], []
     for sector in dict.fromkeys(sectors):
@@ -67,21 +66,8 @@ def sector_similarity_sql(query, sectors, *, vector: str, tokens: str, similarit
         offset = offsets.of(sector)
         n = f"GREATEST({tokens}, 1)::float8"
         terms.append(f"({similarity} + %s / {n}) / sqrt(1 - 2 * ({vector} <#> %s::halfvec) / {n} + %s / ({n} * {n}))")
-        params += [float(query @ offset), texts[sector], float(offset @ offset)]
+        params += [float(query @ offset), offsets.texts[SECTORS.index(sector)], float(offset @ offset)]
     return (terms[0] if len(terms) == 1 else f"GREATEST({', '.join(terms)})"), params
-
-
-_offsets_text: list = [None, {}]  # [the SectorOffsets, its rows in pgvector's text form by sector]
-
-
-def _offset_texts(offsets) -> dict[str, str]:
-    """The sector offsets in pgvector's text form, made once per SectorOffsets: every retrieval sends them, and
-    writing 384 floats as text takes ~0.15 ms each."""
-    cached, texts = _offsets_text
-    if cached is not offsets:
-        texts = {sector: vector_text(offsets.of(sector)) for sector in SECTORS if sector != SEMANTIC}
-        _offsets_text[:] = [offsets, texts]
-    return texts
 
 
 class BestSectorSimilarity(Func):
