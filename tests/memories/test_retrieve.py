@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from apps.core.exceptions import InvalidInput
 from apps.memories.models import Memory
-from apps.memories.services import memory_delete, memory_retrieve
+from apps.memories.services import memory_delete, memory_retrieve, memory_search
 from apps.memories.services.retrieval.scoring import WITH_QUERY, WITHOUT_QUERY
 from apps.memories.validation import MemoryFilters
 
@@ -116,6 +116,16 @@ def test_retrieval_reinforces_what_it_returns(user, corpus):
     memory_retrieve(actor=user, text="dark mode", limit=1, reinforce=False)
     dark.refresh_from_db()
     assert dark.access_count == 2
+
+
+@pytest.mark.parametrize("operation", [memory_retrieve, memory_search])
+def test_a_query_is_answered_in_six_statements(user, corpus, operation, django_assert_num_queries):
+    """The scope's cubes, the words' document frequencies, the lexical statement, the scoring statement (with its
+    HNSW settings in the same round trip), the page and the reinforcement: nothing per memory, no transaction of
+    its own. The words were stemmed by the first call (each process keeps them)."""
+    operation(actor=user, text="which colour theme does the user like?")
+    with django_assert_num_queries(6):
+        operation(actor=user, text="which colour theme does the user like?")
 
 
 @pytest.mark.django_db(transaction=True)
