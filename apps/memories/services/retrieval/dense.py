@@ -16,10 +16,10 @@ from apps.memories.models import Memory
 # vectors exactly (docs/benchmarks.md#retrieve-and-search-latency). Through a smaller share of a larger
 # table (one user's matches among many users' memories) the walk would go far: those stay exact.
 HNSW_MIN_MATCHES = 1000
-# The HNSW candidate list of a retrieval's walk: the pool's 100 nearest come out of one pass, 1.3 ms sooner than
-# at 200 at 100k memories, and the top 10 stay those of an ef_search of 1000 (docs/benchmarks.md, "The speed table").
-RETRIEVAL_EF_SEARCH = 100
 HNSW_MIN_SHARE = 0.01
+# The HNSW candidate list of a retrieval's walk: the pool's 100 nearest come out of one pass, 1.3 ms sooner than
+# at 200 at 100k memories, and the top 10 stay those of an ef_search of 1000 (docs/benchmarks.md, speed table).
+RETRIEVAL_EF_SEARCH = 100
 TABLE_SIZE_SECONDS = 300.0
 _table_size: list = [float("-inf"), -1]  # [monotonic time read, memories in the table per PostgreSQL's statistics]
 # Query embeddings run here, beside the request's SQL; a few workers so that concurrent requests do not queue.
@@ -33,8 +33,8 @@ def start_embedding(text: str) -> Future:
 
 
 class QueryEmbedding:
-    """The query's vector, started in the worker thread when the request's longest statement is sent (`start`,
-    called by lexical_model), so that the model's Python steps (the tokenizer) run while the calling thread waits
+    """The query's vector, started in the worker thread when the lexical statement is sent (`start`, called by
+    lexical_model), so that the model's Python steps (the tokenizer) run while the calling thread waits
     on PostgreSQL rather than beside the Python that builds the statements before it: two threads that both want
     the GIL take turns, and the scope's statement took 1.5-3 ms instead of 0.1 ms. `result` starts it if nothing did."""
 
