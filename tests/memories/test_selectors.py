@@ -98,19 +98,3 @@ def test_scope_over_several_named_cubes_must_all_be_readable(user, other_user, s
     with pytest.raises(InvalidInput) as bad:
         MemoryFilters.build(cube_ids=["ok", "not a cube/id"])
     assert bad.value.field == "cube_ids[1]"
-
-
-@pytest.mark.django_db(transaction=True)
-def test_vector_scan_settings_hold_for_the_statement_sent_with_them_only():
-    from django.db import connection
-
-    from apps.memories.vectors import vector_scan_settings
-
-    settings, params = vector_scan_settings(37)
-    with connection.cursor() as cursor:
-        cursor.execute(f"{settings}SELECT current_setting('hnsw.ef_search'), current_setting('hnsw.iterative_scan')",
-                       params)
-        cursor.nextset()
-        assert cursor.fetchone() == ("37", "relaxed_order")
-        cursor.execute("SELECT current_setting('hnsw.ef_search')")
-        assert cursor.fetchone()[0] != "37"  # autocommit: one implicit transaction, then back to the default
