@@ -5,7 +5,7 @@ into an ONNX file, optionally quantised to int8 by onnxruntime's dynamic quantis
 with the torch model's vectors of a few probe texts. Web and worker processes then need only ONNX Runtime
 and the model folder's tokenizer.json (the `tokenizers` library, which tokenizes as the model's tokenizer
 does, checked on the probes): torch and sentence-transformers held ~365 MB of every process that embeds.
-Why and how fast: docs/benchmarks.md, "Encoder variants" and "Memory of a web process".
+Why and how fast: docs/benchmarks.md, "Encoder variants" (its web process memory tables).
 """
 from __future__ import annotations
 
