@@ -193,9 +193,6 @@ def embed_query(text: str) -> list[float]:
 
 
 _query_encoder = None
-# Texts the traced encoder must embed as the model does before it is used: one token, a question, and
-# one longer than the model reads (truncated).
-_TRACE_PROBES = ("x", "What did Caroline research after the support group meeting?", "memory " * 400)
 
 
 def get_query_encoder():
@@ -230,7 +227,7 @@ def _traced_encoder(model):
             or getattr(modules[1], "pooling_mode", None) != "mean":
         return None
     try:
-        features = model.preprocess([_TRACE_PROBES[1]])
+        features = model.preprocess([onnx_encoder.PROBES[1]])
         with torch.inference_mode(), warnings.catch_warnings(), quiet_transformers():
             warnings.simplefilter("ignore")  # tracing warns about every Python branch it fixes
             traced = torch.jit.trace(modules[0].auto_model, (features["input_ids"], features["attention_mask"]),
@@ -245,7 +242,7 @@ def _traced_encoder(model):
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
                 return torch.nn.functional.normalize(pooled, dim=1)[0].tolist()
 
-        for probe in _TRACE_PROBES:
+        for probe in onnx_encoder.PROBES:  # the texts the ONNX export is checked on, too
             expected, got = _encode(model, [probe])[0], encode(probe)
             if max(abs(a - b) for a, b in zip(expected, got)) > 1e-4:
                 raise ValueError(f"the traced model embeds {probe[:20]!r} differently")
