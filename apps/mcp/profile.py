@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.mcpserver import Context
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, ToolAnnotations
 
 from apps.accounts.models import User
 from apps.core.aliases import Aliases
@@ -40,6 +40,9 @@ class ToolSpec:
     # The profile's names for the arguments of the services the adapter calls, where they differ: a service's
     # error is reported under the argument the caller sent.
     aliases: Aliases | None = None
+    # The seed's outputSchema, when it states one: published in tools/list, and the SDK client checks every
+    # successful answer against it.
+    output_schema: dict[str, Any] | None = None
 
     def components_for(self, params: Any) -> tuple[str, ...]:
         return self.components_used(params) if callable(self.components_used) else self.components_used
@@ -87,3 +90,6 @@ class Profile:
     keeps_client_sessions: bool = False
     resources: tuple[ResourceSpec, ...] = ()
     prompts: tuple[PromptSpec, ...] = ()
+    # Adds to every answer, failures too, what the profile's seed puts in each (Context Graph's pulse): gets the
+    # envelope's result and the call's raw arguments.
+    after_call: Callable[[CallToolResult, dict[str, Any]], Awaitable[CallToolResult]] | None = None

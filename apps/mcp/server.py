@@ -82,9 +82,11 @@ async def run_tool(profile: Profile, spec: ToolSpec, arguments: dict[str, Any]) 
             logger.exception("MCP tool %s/%s failed", profile.name, spec.name)
         elif isinstance(exc, DomainError) and spec.aliases is not None:
             spec.aliases.report(exc)
-        return profile.envelope.failure(tool_failure(exc, naming=argument_naming(spec.input_model)))
-    elapsed_ms = round((time.perf_counter() - started) * 1000)
-    return profile.envelope.success(data, components_used=components, processing_ms=elapsed_ms)
+        result = profile.envelope.failure(tool_failure(exc, naming=argument_naming(spec.input_model)))
+    else:
+        elapsed_ms = round((time.perf_counter() - started) * 1000)
+        result = profile.envelope.success(data, components_used=components, processing_ms=elapsed_ms)
+    return await profile.after_call(result, arguments) if profile.after_call else result
 
 
 def client_key() -> str:
@@ -156,7 +158,8 @@ def _sdk_tool(profile: Profile, spec: ToolSpec) -> Tool:
 
     return Tool(
         fn=call, name=spec.name, description=spec.description, parameters=advertised_schema(spec.input_model),
-        fn_metadata=FuncMetadata(arg_model=RawArguments), is_async=True, context_kwarg="ctx",
+        fn_metadata=FuncMetadata(arg_model=RawArguments, output_schema=spec.output_schema), is_async=True,
+        context_kwarg="ctx",
         annotations=spec.annotations,
     )
 

@@ -38,6 +38,7 @@ class Memory(TimeStampedModel):
         SHARP_EDGE = "sharp_edge", "Sharp edge"
         EPISODE = "episode", "Episode"
         THOUGHT = "thought", "Thought"
+        SUMMARY = "summary", "Summary"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     cube = models.ForeignKey("cubes.Cube", on_delete=models.CASCADE, related_name="memories")

@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "apps.projects",
     "apps.chat",
     "apps.reasoning",
+    "apps.cognition",
     "apps.mcp",
     "apps.graph",
     "apps.dashboard",

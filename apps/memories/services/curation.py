@@ -15,6 +15,8 @@ from django.db.models import Q
 from apps.accounts.models import User
 from apps.core.exceptions import DomainError, InvalidInput, NotFound
 from apps.graph import events
+from apps.memories import changes
+from apps.memories.changes import Action, Change
 from apps.memories.models import MemoryLink
 from apps.memories.services.lifecycle import _get_writable
 from apps.memories.validation import clean_unit
@@ -54,6 +56,8 @@ def memory_link(*, actor: User, source_id, target_id, link_type: str = MemoryLin
         link, created = MemoryLink.objects.update_or_create(
             source=source, target=target, defaults={"link_type": link_type, "weight": weight},
         )
+        changes.report([Change(Action.LINKED, str(source.pk), source.owner_id, actor.pk,
+                               {"links": changes.link_detail([link])})])
         events.publish_after_commit(events.Kind.MEMORY_RELINKED, source.cube_id, events.memory_relinked(source))
     return LinkResult(link=link, created=created)
 
@@ -63,9 +67,13 @@ def memory_unlink(*, actor: User, source_id, target_id) -> int:
     source, target = _pair(actor=actor, source_id=source_id, target_id=target_id)
     with transaction.atomic():
         links = MemoryLink.objects.filter(Q(source=source, target=target) | Q(source=target, target=source))
-        sources = set(links.values_list("source_id", flat=True))
+        removing = list(links)
+        sources = {link.source_id for link in removing}
         if not sources:
             raise NotFound("These two memories are not linked.", extra={"field": "target_id"})
+        owners = {source.pk: source.owner_id, target.pk: target.owner_id}
+        changes.report(Change(Action.UNLINKED, str(link.source_id), owners[link.source_id], actor.pk,
+                              {"links": changes.link_detail([link])}) for link in removing)
         removed, _ = links.delete()
         for memory in (source, target):
             if memory.pk in sources:

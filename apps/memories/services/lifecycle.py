@@ -14,6 +14,8 @@ from apps.core.commits import unflushed_commit_sql
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
+from apps.memories import changes
+from apps.memories.changes import Action, Change
 from apps.memories.models import Memory, MemoryLink, MemoryVector
 from apps.memories.sectors import ContentVector
 from apps.memories.selectors import memory_get, parse_memory_id
@@ -61,9 +63,9 @@ def memory_update(*, actor: User, memory_id, content=None, strength=None, salien
                   keywords=None, tags=None, category=None, context=None, primary_sector=None,
                   metadata=None) -> UpdateResult:
     """Selective update: only the given fields (not None) change. New content re-embeds and relinks."""
-    changes = {"content": content, "strength": strength, "salience": salience, "importance": importance,
-               "keywords": keywords, "tags": tags, "category": category, "context": context,
-               "primary_sector": primary_sector, "metadata": metadata}
+    fields = {"content": content, "strength": strength, "salience": salience, "importance": importance,
+              "keywords": keywords, "tags": tags, "category": category, "context": context,
+              "primary_sector": primary_sector, "metadata": metadata}
     memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False)
     cleaners = {
         "content": lambda v: clean_content(v),
@@ -77,8 +79,9 @@ def memory_update(*, actor: User, memory_id, content=None, strength=None, salien
         "primary_sector": lambda v: clean_sector(v),
         "metadata": _clean_metadata,
     }
-    cleaned = {name: cleaners[name](value) for name, value in changes.items() if value is not None}
+    cleaned = {name: cleaners[name](value) for name, value in fields.items() if value is not None}
     content_changed = "content" in cleaned and cleaned["content"] != memory.content
+    diffs = {name: [getattr(memory, name), value] for name, value in cleaned.items() if getattr(memory, name) != value}
     for name, value in cleaned.items():
         setattr(memory, name, value)
     if content_changed and "keywords" not in cleaned:
@@ -87,10 +90,11 @@ def memory_update(*, actor: User, memory_id, content=None, strength=None, salien
     connections = 0
     with transaction.atomic():
         memory.save()
+        detail = {"fields": diffs}
         if vector is not None:
-            _replace_vector(memory, vector)
-            MemoryLink.objects.filter(source=memory).delete()
-            connections = len(create_links(memory, vector))
+            detail.update(_relink(memory, vector))
+            connections = len(detail["links"])
+        changes.report([Change(Action.UPDATED, str(memory.pk), memory.owner_id, actor.pk, detail)])
         events.publish_after_commit(events.Kind.MEMORY_UPDATED, memory.cube_id,
                                     events.memory_changed(memory, relinked=vector is not None))
     return UpdateResult(memory=memory, embeddings_regenerated=vector is not None, connections_updated=connections)
@@ -101,14 +105,21 @@ def _replace_vector(memory: Memory, vector: ContentVector) -> None:
     MemoryVector.objects.create(memory=memory, embedding=vector.vector, tokens=vector.tokens)
 
 
+def _relink(memory: Memory, vector: ContentVector) -> dict:
+    """New vector and outgoing links for new content; the links before and after, for the change's record."""
+    _replace_vector(memory, vector)
+    outgoing = MemoryLink.objects.filter(source=memory)
+    before = changes.link_detail(outgoing)
+    outgoing.delete()
+    return {"links_before": before, "links": changes.link_detail(create_links(memory, vector))}
+
+
 def memory_reembed(*, actor: User, memory_id, curator: bool = False) -> Memory:
     """Recompute a memory's vectors and links (after a model change, or from the admin)."""
     memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False, curator=curator)
     vector = embed_memories([memory])[0]
     with transaction.atomic():
-        _replace_vector(memory, vector)
-        MemoryLink.objects.filter(source=memory).delete()
-        create_links(memory, vector)
+        changes.report([Change(Action.REEMBEDDED, str(memory.pk), memory.owner_id, actor.pk, _relink(memory, vector))])
         events.publish_after_commit(events.Kind.MEMORY_RELINKED, memory.cube_id, events.memory_relinked(memory))
     return memory
 
@@ -120,6 +131,7 @@ def memory_delete(*, actor: User, memory_id, soft: bool = True, curator: bool = 
     memory = _get_writable(actor=actor, memory_id=memory_id, curator=curator)
     if not soft:
         memory_id, cube_id = memory.pk, memory.cube_id
+        changes.report([Change(Action.PURGED, str(memory_id), memory.owner_id, actor.pk)])
         memory.delete()
         events.publish_after_commit(events.Kind.MEMORY_HARD_DELETED, cube_id, events.memory_removed(memory_id))
         return "hard"
@@ -129,6 +141,7 @@ def memory_delete(*, actor: User, memory_id, soft: bool = True, curator: bool = 
         memory.deleted_at = timezone.now()
         memory.deleted_by = actor
         memory.save(update_fields=["strength_before_delete", "strength", "deleted_at", "deleted_by", "updated_at"])
+        changes.report([Change(Action.DELETED, str(memory.pk), memory.owner_id, actor.pk)])
         events.publish_after_commit(events.Kind.MEMORY_SOFT_DELETED, memory.cube_id, events.memory_removed(memory.pk))
     return "soft"
 
@@ -143,6 +156,7 @@ def memory_restore(*, actor: User, memory_id, curator: bool = False) -> Memory:
     memory.deleted_at = None
     memory.deleted_by = None
     memory.save(update_fields=["strength_before_delete", "strength", "deleted_at", "deleted_by", "updated_at"])
+    changes.report([Change(Action.RESTORED, str(memory.pk), memory.owner_id, actor.pk)])
     events.publish_after_commit(events.Kind.MEMORY_RESTORED, memory.cube_id, events.memory_restored(memory))
     return memory
 
@@ -152,9 +166,12 @@ def memory_boost(*, actor: User, memory_id, amount: float = 0.1, curator: bool =
     """Raise a memory's importance (curation from the admin and the dashboard)."""
     amount = clean_unit(amount, field_name="amount")
     memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False, curator=curator)
+    before = memory.importance
     memory.importance = round(min(1.0, memory.importance + amount), 4)
     memory.salience = round(min(1.0, memory.salience + amount / 2), 4)
     memory.save(update_fields=["importance", "salience", "updated_at"])
+    changes.report([Change(Action.BOOSTED, str(memory.pk), memory.owner_id, actor.pk,
+                           {"fields": {"importance": [before, memory.importance]}})])
     events.publish_after_commit(events.Kind.MEMORY_BOOSTED, memory.cube_id, events.memory_changed(memory))
     return memory
 

@@ -159,11 +159,11 @@ def create_links(memory: Memory, content: ContentVector) -> list[MemoryLink]:
     return MemoryLink.objects.bulk_create(links, ignore_conflicts=True)
 
 
-def create_links_many(memories: list[Memory], contents: list[ContentVector]) -> list[int]:
-    """create_links for a batch of one cube in one insert; how many links each memory got."""
+def create_links_many(memories: list[Memory], contents: list[ContentVector]) -> list[list[LinkCandidate]]:
+    """create_links for a batch of one cube in one insert; the links each memory got."""
     chosen = choose_links_many(memories, contents)
     MemoryLink.objects.bulk_create([
         MemoryLink(source_id=memory.pk, target_id=c.target_id, weight=c.weight, link_type=c.link_type)
         for memory, candidates in zip(memories, chosen) for c in candidates
     ], ignore_conflicts=True)
-    return [len(candidates) for candidates in chosen]
+    return chosen

@@ -10,7 +10,9 @@ from apps.accounts.models import User
 from apps.cubes.access import cube_get_writable
 from apps.cubes.services import cube_ensure_personal
 from apps.graph import events
+from apps.memories import changes
 from apps.memories.batching import GroupCommit
+from apps.memories.changes import Action, Change
 from apps.memories.models import SECTORS, Memory, MemoryVector
 from apps.memories.sectors import ContentVector, embed_contents
 from apps.memories.services.linking import create_links_many
@@ -77,7 +79,8 @@ def _resolve_cube(actor: User, cube_id: str | None):
 
 
 def _persist(memories: list[Memory], vectors: list[ContentVector], *, link: bool) -> list[int]:
-    """Insert the memories and their vectors (one statement each) and link them; how many links each got."""
+    """Insert the memories and their vectors (one statement each) and link them, and report them as created
+    (apps/memories/changes.py); how many links each got."""
     created = [memory.created_at for memory in memories]
     Memory.objects.bulk_create(memories)
     moved = [(memory.pk, when) for memory, when in zip(memories, created) if memory.created_at != when]
@@ -90,7 +93,11 @@ def _persist(memories: list[Memory], vectors: list[ContentVector], *, link: bool
             memory.created_at = when
     MemoryVector.objects.bulk_create([MemoryVector(memory=memory, embedding=vector.vector, tokens=vector.tokens)
                                       for memory, vector in zip(memories, vectors)])
-    return create_links_many(memories, vectors) if link else [0] * len(memories)
+    links = create_links_many(memories, vectors) if link else [[] for _ in memories]
+    changes.report(Change(Action.CREATED, str(memory.pk), memory.owner_id, memory.owner_id,
+                          {"agent_id": memory.agent_id, "links": changes.link_detail(made)})
+                   for memory, made in zip(memories, links))
+    return [len(made) for made in links]
 
 
 def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: str | None = None, session_id="",

@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class CognitionConfig(AppConfig):
+    name = "apps.cognition"
+    label = "cognition"
+    verbose_name = "Cognition (Context Graph)"
+
+    def ready(self) -> None:
+        from apps.cognition.lineage import record_changes
+        from apps.memories import changes
+
+        changes.register(record_changes)

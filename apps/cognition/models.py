@@ -1,0 +1,254 @@
+"""Context Graph's state over the shared memory graph: a profile per node, sessions and what happened in them,
+the record of every change (lineage and system log), undo snapshots, tombstones, the curation inbox,
+scratchpads and annotations. Memories stay one set of rows (apps.memories); these rows sit beside them."""
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.db import models
+from pgvector.django import HalfVectorField
+
+from apps.cognition.limits import Domain, Johari, Modality, Privacy
+from apps.core.models import TimeStampedModel
+
+
+class NodeProfile(models.Model):
+    """What Context Graph knows of a memory beyond the memory itself."""
+
+    memory = models.OneToOneField("memories.Memory", primary_key=True, on_delete=models.CASCADE,
+                                  related_name="node_profile")
+    rationale = models.TextField(blank=True)
+    modality = models.CharField(max_length=8, choices=Modality.choices, default=Modality.TEXT)
+    # Binary content (an image, a recording) kept as a file; the memory's content describes it.
+    media = models.FileField(upload_to="cognition/media/%Y/%m/", blank=True)
+    media_type = models.CharField(max_length=120, blank=True)
+    source = models.CharField(max_length=200, blank=True)
+    domain = models.CharField(max_length=10, choices=Domain.choices, default=Domain.GENERAL)
+    johari = models.CharField(max_length=8, choices=Johari.choices, default=Johari.OPEN)
+    # Surprise when stored: 1 - the highest cosine to the session's recent items and the nearest live node.
+    delta_s = models.FloatField(default=1.0)
+    name = models.CharField(max_length=200, blank=True)
+    # How often retrieval has activated the node, and when last.
+    activations = models.PositiveIntegerField(default=0)
+    last_activated_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.name or str(self.memory_id)
+
+
+class CgSession(TimeStampedModel):
+    """A Context Graph session (the `session_id` its tools take), with its UTL state cached for the pulse."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="cg_sessions")
+    agent_id = models.CharField(max_length=200, blank=True)
+    entropy = models.FloatField(default=0.0)
+    coherence = models.FloatField(default=0.0)
+    learning_score = models.FloatField(default=0.0)
+    interactions = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "-updated_at"], name="cg_session_owner_recent")]
+
+    def __str__(self) -> str:
+        return str(self.id)
+
+
+class SessionItem(models.Model):
+    """One query or store of a session: its vector and surprise, and the nodes it activated (dream replays them)."""
+
+    class Kind(models.TextChoices):
+        QUERY = "query", "Query"
+        STORE = "store", "Store"
+
+    session = models.ForeignKey(CgSession, on_delete=models.CASCADE, related_name="items")
+    kind = models.CharField(max_length=5, choices=Kind.choices)
+    text = models.TextField()
+    vector = HalfVectorField(dimensions=settings.ENGRAM_EMBEDDING_DIMENSIONS)
+    delta_s = models.FloatField()
+    # [{"node_id": ..., "score": ...}], best first.
+    activated = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["session", "-created_at"], name="cg_item_session_recent")]
+
+
+class Event(models.Model):
+    """One change to the graph: a node's lineage and the system log are read from these."""
+
+    class Action(models.TextChoices):
+        CREATED = "created", "Created"
+        UPDATED = "updated", "Updated"
+        REEMBEDDED = "reembedded", "Re-embedded"
+        LINKED = "linked", "Linked"
+        UNLINKED = "unlinked", "Unlinked"
+        BOOSTED = "boosted", "Boosted"
+        ANNOTATED = "annotated", "Annotated"
+        MERGED = "merged", "Merged"
+        DREAMED = "dreamed", "Dreamed"
+        DELETED = "deleted", "Deleted"
+        FORGOTTEN = "forgotten", "Forgotten"
+        RESTORED = "restored", "Restored"
+        PRUNED = "pruned", "Pruned"
+        PURGED = "purged", "Purged"
+        QUARANTINED = "quarantined", "Quarantined"
+        ADVERSARIAL_BLOCK = "adversarial_block", "Adversarial content blocked"
+
+    id = models.BigAutoField(primary_key=True)
+    # Whose graph the change is in, and who made it (None: the system).
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+")
+    actor_label = models.CharField(max_length=200, blank=True)
+    action = models.CharField(max_length=20, choices=Action.choices)
+    node_ids = ArrayField(models.UUIDField())
+    detail = models.JSONField(default=dict, blank=True)
+    reason = models.TextField(blank=True)
+    reversal_hash = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            GinIndex(fields=["node_ids"], name="cg_event_nodes_gin"),
+            models.Index(fields=["owner", "-created_at"], name="cg_event_owner_recent"),
+        ]
+
+
+class UndoEntry(models.Model):
+    """What undoing one curation needs, row by row: reached by its unguessable hash until it expires."""
+
+    class Operation(models.TextChoices):
+        MERGE = "merge", "Merge"
+        FORGET = "forget", "Forget"
+
+    reversal_hash = models.CharField(max_length=64, primary_key=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    operation = models.CharField(max_length=8, choices=Operation.choices)
+    node_ids = ArrayField(models.UUIDField())
+    # Each affected memory row with every vector, its links both ways, profile and annotations, and the rows the
+    # operation made (a merged node), as the undo restores or removes them.
+    snapshot = models.JSONField()
+    # The state a preview showed, so an undo whose plan has changed since is refused.
+    previewed_digest = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(db_index=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+
+class Tombstone(models.Model):
+    """A forgotten node: the memory stays soft-deleted, with its vector, until the deadline."""
+
+    class Reason(models.TextChoices):
+        SEMANTIC_CANCER = "semantic_cancer", "Semantic cancer"
+        ADVERSARIAL_INJECTION = "adversarial_injection", "Adversarial injection"
+        USER_REQUESTED = "user_requested", "User requested"
+        OBSOLETE = "obsolete", "Obsolete"
+        GLYMPHATIC_CLEARANCE = "glymphatic_clearance", "Glymphatic clearance"
+        MERGED = "merged", "Merged into another node"
+
+    memory = models.OneToOneField("memories.Memory", primary_key=True, on_delete=models.CASCADE,
+                                  related_name="tombstone")
+    reason = models.CharField(max_length=24, choices=Reason.choices)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+")
+    actor_label = models.CharField(max_length=200, blank=True)
+    undo = models.ForeignKey(UndoEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="tombstones")
+    created_at = models.DateTimeField(auto_now_add=True)
+    deadline = models.DateTimeField(db_index=True)
+
+
+class CurationTask(TimeStampedModel):
+    """One item of the curation inbox: nodes the system thinks need a person's or an agent's hand."""
+
+    class TaskType(models.TextChoices):
+        POTENTIAL_MERGE = "potential_merge", "Potential merge"
+        AMBIGUITY_DETECTED = "ambiguity_detected", "Ambiguity detected"
+        OBSOLETE_INFO = "obsolete_info", "Obsolete information"
+        SEMANTIC_CANCER = "semantic_cancer", "Semantic cancer"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected"
+        DONE = "done", "Done"
+
+    class Priority(models.TextChoices):
+        LOW = "low", "Low"
+        MEDIUM = "medium", "Medium"
+        HIGH = "high", "High"
+
+    class SuggestedTool(models.TextChoices):
+        MERGE_CONCEPTS = "merge_concepts", "merge_concepts"
+        FORGET_CONCEPT = "forget_concept", "forget_concept"
+        ANNOTATE_NODE = "annotate_node", "annotate_node"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="curation_tasks")
+    task_type = models.CharField(max_length=20, choices=TaskType.choices)
+    # The nodes, sorted, so that one node set has one task of a type.
+    node_ids = ArrayField(models.UUIDField())
+    reason = models.TextField()
+    suggested_tool = models.CharField(max_length=16, choices=SuggestedTool.choices)
+    priority = models.CharField(max_length=6, choices=Priority.choices, default=Priority.MEDIUM)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="+")
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "task_type", "node_ids"], condition=models.Q(status="open"),
+                                    name="cg_one_open_task_per_node_set"),
+        ]
+        indexes = [GinIndex(fields=["node_ids"], name="cg_task_nodes_gin")]
+
+
+class ScratchpadItem(models.Model):
+    """A short-term thought of one agent in one session, kept for an hour unless committed to the graph."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="scratchpad_items")
+    session_id = models.UUIDField()
+    agent_id = models.CharField(max_length=200)
+    privacy = models.CharField(max_length=8, choices=Privacy.choices, default=Privacy.PRIVATE)
+    content = models.TextField()
+    tags = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    delta_s = models.FloatField()
+    auto_commit_threshold = models.FloatField(default=0.6)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        indexes = [models.Index(fields=["owner", "session_id", "agent_id"], name="cg_scratchpad_key")]
+
+
+class Annotation(models.Model):
+    """Marginalia on a node: a correction, a reference, a deprecation or a note."""
+
+    class AnnotationType(models.TextChoices):
+        CORRECTION = "correction", "Correction"
+        REFERENCE = "reference", "Reference"
+        DEPRECATION = "deprecation", "Deprecation"
+        USER_NOTE = "user_note", "Note"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    memory = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="annotations")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                               related_name="+")
+    author_label = models.CharField(max_length=200, blank=True)
+    annotation_type = models.CharField(max_length=12, choices=AnnotationType.choices,
+                                       default=AnnotationType.USER_NOTE)
+    text = models.TextField()
+    reference = models.ForeignKey("memories.Memory", null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="referenced_by")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
