@@ -186,7 +186,18 @@ def mind(text: str) -> dict:
     return {"tools": tools}
 
 
+# Context Graph (seed 002): the server's description, and each tool's JSON block (name, description, inputSchema,
+# outputSchema where it has one); the tools the seed only names are not in it (their arguments come from the issue).
+def context_graph(text: str) -> dict:
+    server = json.loads(re.search(r"## 0\.1 .*?```json\n(.*?)```", text, re.S).group(1))
+    tools = {}
+    for match in re.finditer(r"^#### Tool: `(\w+)`.*?```json\n(.*?)```", text, re.M | re.S):
+        tools[match.group(1)] = json.loads(match.group(2))
+    return {"server": server, "tools": tools}
+
+
 PROFILES = {
+    "context_graph": ("002_22543c3e7903c73d.txt", context_graph),
     "thoughtmcp": ("000_cc4ec00caf7da348.txt", thoughtmcp),
     "thoughtbox": ("001_fb29208e2c2583e8.txt", thoughtbox),
     "memgos": ("003_acccded3644303b7.txt", memgos),
