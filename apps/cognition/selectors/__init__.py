@@ -1,0 +1,1 @@
+"""Context Graph reads, one module per area (graph navigation, citations, status, tombstones, lineage)."""
