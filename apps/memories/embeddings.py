@@ -150,6 +150,27 @@ def count_tokens(texts: list[str]) -> list[int]:
         return [len(ids) for ids in encoded["input_ids"]]
 
 
+def token_windows(texts: list[str]) -> list[list[tuple[str, int]]]:
+    """Each text as the pieces the model reads whole (one window of tokens each) with their token counts: a
+    text within the model's window is one piece, itself. A longer text's vector is the mean of its pieces'
+    (sectors.embed_contents), so that all of it counts, not only the first window."""
+    try:
+        return get_tokenizer().windows(texts)
+    except onnx_encoder.OnnxUnavailable:  # a model folder without tokenizer.json: its own tokenizer cuts
+        model = get_model()
+        encoded = model.tokenizer(texts, truncation=True, max_length=model.get_max_seq_length(),
+                                  return_overflowing_tokens=True, return_offsets_mapping=True,
+                                  return_special_tokens_mask=True)
+        pieces: list[list[tuple[str, int]]] = [[] for _ in texts]
+        for ids, offsets, special, index in zip(encoded["input_ids"], encoded["offset_mapping"],
+                                                encoded["special_tokens_mask"], encoded["overflow_to_sample_mapping"]):
+            spans = [span for span, is_special in zip(offsets, special) if not is_special]
+            if spans and spans[-1][1] > spans[0][0]:
+                pieces[index].append((texts[index][spans[0][0]:spans[-1][1]], len(ids)))
+        return [found if len(found) > 1 else [(text, count)]
+                for found, text, count in zip(pieces, texts, count_tokens(texts))]
+
+
 def _encode(model, texts: list[str]) -> list[list[float]]:
     return [vector.tolist() for vector in _encode_array(model, texts)] if texts else []
 

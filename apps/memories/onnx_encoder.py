@@ -119,6 +119,25 @@ class Tokenizer:
         """Tokens the model reads of each text, special tokens included."""
         return [len(encoding.ids) for encoding in self._unpadded.encode_batch(self._texts(texts))]
 
+    def windows(self, texts: list[str]) -> list[list[tuple[str, int]]]:
+        """Each text cut into the pieces the model reads whole, with the tokens it reads of each (special tokens
+        included): one piece, the text itself, for a text within the model's window. The cuts are where the
+        truncated encoding overflows, so a piece is the text of one window's tokens (lower-cased where the model
+        lower-cases: it reads it so either way)."""
+        texts = self._texts(texts)
+        pieces = []
+        for text, encoding in zip(texts, self._unpadded.encode_batch(texts)):
+            if not encoding.overflowing:
+                pieces.append([(text, len(encoding.ids))])
+                continue
+            found = []
+            for window in (encoding, *encoding.overflowing):
+                spans = [span for span, special in zip(window.offsets, window.special_tokens_mask) if not special]
+                if spans and spans[-1][1] > spans[0][0]:
+                    found.append((text[spans[0][0]:spans[-1][1]], len(window.ids)))
+            pieces.append(found or [(text, len(encoding.ids))])
+        return pieces
+
 
 def model_file(source: Path, cache_dir: Path, *, int8: bool, per_channel: bool = True) -> Path:
     """The ONNX file of the model in the directory `source`, exported into cache_dir the first time (by a

@@ -29,7 +29,7 @@ from django.conf import settings
 from pgvector import Vector
 
 from apps.memories.batching import Coalescer
-from apps.memories.embeddings import count_tokens, embed_texts, sector_texts
+from apps.memories.embeddings import count_tokens, embed_texts, sector_texts, token_windows
 from apps.memories.models import SECTORS
 from apps.memories.text import valence_arousal
 
@@ -111,8 +111,22 @@ _writers = Coalescer(lambda texts: embed_texts(texts), workers=lambda: settings.
 
 
 def embed_contents(texts: list[str]) -> list[ContentVector]:
-    """One model pass per text, batched, and shared with the other threads storing at the same time."""
-    return [ContentVector(vector, tokens) for vector, tokens in zip(_writers.embed(texts), token_counts(texts))]
+    """One model pass per text, batched, and shared with the other threads storing at the same time. A text
+    longer than the model's window is read window by window, in the same batch: its vector is the unit mean of
+    its windows' vectors, and its token count the harmonic mean of theirs, since a sector's offset moves each
+    window's vector by 1/n of its own length n (see the module's docstring)."""
+    windows = token_windows(texts)
+    vectors = _writers.embed([piece for pieces in windows for piece, _ in pieces])
+    embedded, start = [], 0
+    for pieces in windows:
+        if len(pieces) == 1:
+            embedded.append(ContentVector(vectors[start], pieces[0][1]))
+        else:
+            mean = np.mean(np.asarray(vectors[start:start + len(pieces)], dtype=np.float64), axis=0)
+            tokens = round(len(pieces) / sum(1 / max(count, 1) for _, count in pieces))
+            embedded.append(ContentVector((mean / np.linalg.norm(mean)).tolist(), tokens))
+        start += len(pieces)
+    return embedded
 
 
 def mean_pair_cosine(*, dot: np.ndarray, own_shift: np.ndarray, own_tokens: int, their_shift: np.ndarray,

@@ -61,6 +61,8 @@ def memory_filtered(*, actor: User, filters: MemoryFilters, cube_ids: list[str] 
         queryset = queryset.filter(category__iexact=filters.category)
     if filters.session_id:
         queryset = queryset.filter(session_id=filters.session_id)
+    if filters.restrict is not None:
+        queryset = queryset.filter(filters.restrict)
     return queryset
 
 
@@ -71,6 +73,26 @@ def parse_memory_id(memory_id) -> str:
         return str(uuid.UUID(str(memory_id)))
     except (TypeError, ValueError, AttributeError):
         raise NotFound("Memory not found", extra={"field": "memory_id"}) from None
+
+
+def memory_ids_readable(*, actor: User, memory_ids, field: str = "memory_ids") -> list[str]:
+    """``memory_ids`` (a list of ids), each of which must be a live memory the actor may read, as normalised
+    strings in the caller's order: one that is not, or is no id, is "not found" under ``field``[index]."""
+    if isinstance(memory_ids, str) or not isinstance(memory_ids, (list, tuple)):
+        raise InvalidInput(f"{field} must be a list of memory ids.", field=field)
+    parsed = []
+    for index, memory_id in enumerate(memory_ids):
+        try:
+            parsed.append(parse_memory_id(memory_id))
+        except NotFound:
+            raise InvalidInput(f"{field}[{index}] is not a memory id (a UUID): {memory_id!r}.",
+                               field=f"{field}[{index}]") from None
+    found = {str(pk) for pk in memories_readable(actor=actor).filter(pk__in=parsed).values_list("pk", flat=True)}
+    for index, memory_id in enumerate(parsed):
+        if memory_id not in found:
+            raise NotFound(f"Memory {memory_id} not found: {field}[{index}] must be one of your live memories "
+                           "(or one shared with you).", extra={"field": f"{field}[{index}]"})
+    return parsed
 
 
 def memory_get(*, actor: User, memory_id, include_deleted: bool = True) -> Memory:

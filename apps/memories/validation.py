@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.db.models import Q
+
 from django.conf import settings
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -25,7 +27,9 @@ MAX_ID_CHARS = 200
 MAX_QUERY_CHARS = 2000
 
 
-def clean_content(value, *, field_name: str = "content") -> str:
+def clean_content(value, *, field_name: str = "content", max_chars: int | None = None) -> str:
+    """``max_chars``: a caller's own limit (Context Graph's seed stores 65,536 characters); by default this
+    server's ENGRAM_MAX_CONTENT_CHARS."""
     if not isinstance(value, str):
         raise InvalidInput("Content must be a string.", field=field_name)
     if "\x00" in value:
@@ -33,6 +37,11 @@ def clean_content(value, *, field_name: str = "content") -> str:
     value = value.strip()
     if not value:
         raise InvalidInput("Content cannot be empty", field=field_name)
+    if max_chars is not None:
+        if len(value) > max_chars:
+            raise InvalidInput(f"Content is {len(value)} characters long; the limit is {max_chars}. Split it into "
+                               "several memories.", field=field_name, extra={"limit": max_chars})
+        return value
     limit = settings.ENGRAM_MAX_CONTENT_CHARS
     if len(value) > limit:
         raise InvalidInput(
@@ -166,13 +175,16 @@ class MemoryFilters:
     cube_ids: tuple[str, ...] = ()
     session_id: str | None = None
     include_deleted: bool = False
+    # A condition on memory rows that an app above memories adds, cleaned by that app (Context Graph's perspective
+    # lock and node profile filters): it only narrows.
+    restrict: Q | None = None
 
     @property
     def narrows_cubes(self) -> bool:
         """True when the filters keep less than the live memories of the cubes in scope."""
         return bool(self.primary_sector or self.min_strength is not None or self.min_salience is not None
                     or self.created_after or self.created_before or self.keywords or self.tags or self.category
-                    or self.session_id or self.include_deleted)
+                    or self.session_id or self.include_deleted or self.restrict is not None)
 
     @classmethod
     def build(cls, *, sectors=None, primary_sector=None, min_strength=None, min_salience=None, date_start=None,

@@ -18,6 +18,7 @@ from apps.graph import events
 from apps.memories import changes
 from apps.memories.changes import Action, Change
 from apps.memories.models import MemoryLink
+from apps.memories.selectors import memory_ids_readable
 from apps.memories.services.lifecycle import _get_writable
 from apps.memories.validation import clean_unit
 
@@ -60,6 +61,31 @@ def memory_link(*, actor: User, source_id, target_id, link_type: str = MemoryLin
                                {"links": changes.link_detail([link])})])
         events.publish_after_commit(events.Kind.MEMORY_RELINKED, source.cube_id, events.memory_relinked(source))
     return LinkResult(link=link, created=created)
+
+
+def memory_link_many(*, actor: User, source_id, target_ids: list, link_type: str = MemoryLink.LinkType.SEMANTIC,
+                     weight: float | None = None) -> list[MemoryLink]:
+    """Link ``source`` (a live memory the actor may change) to each of ``target_ids``: live memories the actor
+    may read, since a link points at what its source's owner sees (Context Graph's store_memory link_to). An
+    existing link takes the new type and weight. One statement for all; an unknown or unreadable target is "not
+    found" and nothing is linked."""
+    if link_type not in MemoryLink.LinkType.values:
+        raise InvalidInput(f"link_type must be one of {', '.join(MemoryLink.LinkType.values)}.", field="link_type")
+    weight = DEFAULT_MANUAL_WEIGHT if weight is None else clean_unit(weight, field_name="weight")
+    source = _writable(actor, source_id, "source_id")
+    wanted = list(dict.fromkeys(memory_ids_readable(actor=actor, memory_ids=target_ids, field="target_ids")))
+    if str(source.pk) in wanted:
+        raise InvalidInput("A memory cannot be linked to itself: leave its own id out.", field="target_ids")
+    with transaction.atomic():
+        links = MemoryLink.objects.bulk_create(
+            [MemoryLink(source=source, target_id=target, link_type=link_type, weight=weight) for target in wanted],
+            update_conflicts=True, unique_fields=["source", "target"], update_fields=["link_type", "weight", "updated_at"],
+        )
+        if links:
+            changes.report([Change(Action.LINKED, str(source.pk), source.owner_id, actor.pk,
+                                   {"links": changes.link_detail(links)})])
+            events.publish_after_commit(events.Kind.MEMORY_RELINKED, source.cube_id, events.memory_relinked(source))
+    return links
 
 
 def memory_unlink(*, actor: User, source_id, target_id) -> int:

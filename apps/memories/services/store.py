@@ -33,6 +33,8 @@ class StoreResult:
     memory: Memory
     embeddings_generated: int
     links_created: int
+    # The content's vector as stored, for callers that compare it further (Context Graph's surprise and reward).
+    vector: ContentVector | None = None
 
 
 def _clean_metadata(value) -> dict:
@@ -47,9 +49,10 @@ def _clean_metadata(value) -> dict:
 
 def build_memory(*, actor: User, cube, content, primary_sector="semantic", session_id="", agent_id="",
                  keywords=None, tags=None, category=None, context=None, importance=None, metadata=None,
-                 created_at=None, kind=Memory.Kind.MEMORY) -> Memory:
-    """An unsaved, validated Memory with its derived fields (keywords, salience)."""
-    content = clean_content(content)
+                 created_at=None, kind=Memory.Kind.MEMORY, content_limit: int | None = None) -> Memory:
+    """An unsaved, validated Memory with its derived fields (keywords, salience). ``content_limit``: see
+    clean_content."""
+    content = clean_content(content, max_chars=content_limit)
     importance = clean_unit(importance, field_name="importance")
     keywords = clean_labels(keywords, field_name="keywords") or extract_keywords(content)
     # Salience: 0.5 plus 0.1 per urgency word, averaged with the stated importance when there is one.
@@ -102,19 +105,21 @@ def _persist(memories: list[Memory], vectors: list[ContentVector], *, link: bool
 
 def memory_store(*, actor: User, content, primary_sector="semantic", cube_id: str | None = None, session_id="",
                  agent_id="", keywords=None, tags=None, category=None, context=None, importance=None, metadata=None,
-                 created_at=None, kind=Memory.Kind.MEMORY) -> StoreResult:
+                 created_at=None, kind=Memory.Kind.MEMORY, content_limit: int | None = None) -> StoreResult:
+    """``content_limit``: a caller's own bound on the content's characters (clean_content); content longer than
+    the model's window is embedded whole, as the mean of its windows' vectors (sectors.embed_contents)."""
     cube = _resolve_cube(actor, cube_id)
     memory = build_memory(
         actor=actor, cube=cube, content=content, primary_sector=primary_sector, session_id=session_id,
         agent_id=agent_id, keywords=keywords, tags=tags, category=category, context=context, importance=importance,
-        metadata=metadata, created_at=created_at, kind=kind,
+        metadata=metadata, created_at=created_at, kind=kind, content_limit=content_limit,
     )
     [vector] = embed_memories([memory])
     if connection.in_atomic_block:  # the caller's transaction: the memory commits with it, so it is written here
         [links_created] = _write_stores([(memory, vector)])
     else:
         links_created = _concurrent_stores.submit((memory, vector), key=memory.cube_id)
-    return StoreResult(memory=memory, embeddings_generated=len(SECTORS), links_created=links_created)
+    return StoreResult(memory=memory, embeddings_generated=len(SECTORS), links_created=links_created, vector=vector)
 
 
 def _write_stores(items: list[tuple[Memory, ContentVector]]) -> list[int]:

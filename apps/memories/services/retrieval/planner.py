@@ -30,6 +30,10 @@ SEARCH_MIN_SIMILARITY = 0.45
 class RetrieveResult:
     items: list[ScoredMemory]
     total_count: int
+    # The query's vector and the best dense similarity in the scored pool (the nearest memory in scope): None
+    # without a query text. Context Graph's session takes both for the query's surprise.
+    query_vector: list[float] | None = None
+    best_similarity: float | None = None
 
 
 @dataclass
@@ -72,6 +76,7 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
     embedding = QueryEmbedding(text) if text else None  # computed while the lexical statement runs
     cube_ids = memory_scope_cube_ids(actor=actor, filters=filters)
     base = memory_filtered(actor=actor, filters=filters, cube_ids=cube_ids)
+    query_vector = best_similarity = None
     if not text:
         if set(filters.sectors) != set(SECTORS):
             base = base.filter(primary_sector__in=filters.sectors)
@@ -83,9 +88,11 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
         total = model.scope_size
         ranked = _hybrid(base, embedding=embedding, model=model, sectors=filters.sectors, limit=limit, offset=offset)
         items = page(ranked, limit=limit, offset=offset)
+        query_vector = list(embedding.result())
+        best_similarity = max((item.dense for item in ranked), default=None)
     if reinforce:
         reinforce_returned(items)
-    return RetrieveResult(items=items, total_count=total)
+    return RetrieveResult(items=items, total_count=total, query_vector=query_vector, best_similarity=best_similarity)
 
 
 def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = None, limit=None, offset=None,
