@@ -281,6 +281,10 @@ ENGRAM_MCP_STATELESS = True
 # mind_export and the dashboard write exports here, one folder per user (named by user id).
 ENGRAM_EXPORT_DIR = Path(env_str("ENGRAM_EXPORT_DIR", str(VAR_DIR / "exports")))
 
+# --- Context Graph (apps/cognition) -------------------------------------------------------------
+# Binary content stored with a node (store_memory's images and recordings) is kept here, never in the checkout.
+MEDIA_ROOT = Path(env_str("ENGRAM_MEDIA_DIR", str(VAR_DIR / "media")))
+
 # --- Chat / LLM (apps/chat) ---------------------------------------------------------------------
 # Any OpenAI-compatible chat completions endpoint, e.g. http://localhost:11434/v1 for Ollama. Unset: chat
 # answers with the MCP client's own model (sampling) when it offers one, else extractively from memories.

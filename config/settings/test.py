@@ -16,6 +16,8 @@ DATABASES["default"]["CONN_MAX_AGE"] = 0
 ENGRAM_EXPORT_DIR = Path(tempfile.gettempdir()) / f"engram-test-exports-{os.environ.get('ENGRAM_TEST_DB', 'main')}"
 ENGRAM_NOTEBOOK_DIR = Path(tempfile.gettempdir()) / f"engram-test-notebooks-{os.environ.get('ENGRAM_TEST_DB', 'main')}"
 ENGRAM_NOTEBOOK_EXECUTION = True
+# Media stored by tests (Context Graph's binary nodes) goes to a temporary folder of the run.
+MEDIA_ROOT = Path(tempfile.gettempdir()) / f"engram-test-media-{os.environ.get('ENGRAM_TEST_DB', 'main')}"
 # The exported ONNX model is kept across runs on this machine (one export, then reused), outside var/.
 ENGRAM_EMBEDDING_CACHE_DIR = Path(tempfile.gettempdir()) / "engram-test-models"
 # The suite makes many calls as one user: rate limits are off, and their tests switch them on.
