@@ -8,7 +8,8 @@ can be checked by hand (docs/context_graph.md).
                            - 0.3 [cos(rationale, content) < 0.2]
                            - 0.5 [rationale with < 3 distinct content words], -1, 1)
 
-dS is the store's surprise and dC the session's coherence after it (services/sessions.session_record)."""
+dS is the store's surprise and dC the session's coherence after it (services/sessions.session_record). The hint is
+the largest penalty's (what to change first), or the stage's advice when no penalty applies."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -52,8 +53,9 @@ class SteeringReward:
 
     @property
     def behavioral_hint(self) -> str:
-        # The term that moved the signal most; the first of equals (the base) when nothing outweighs it.
-        return max(self.terms, key=lambda term: abs(term.value)).hint
+        # What to change first: the largest penalty (the first of equals); the stage's advice when none applies.
+        penalties = [term for term in self.terms if term.value < 0]
+        return max(penalties, key=lambda term: -term.value).hint if penalties else self.terms[0].hint
 
     def as_dict(self) -> dict:
         return {"dopamine_signal": round(self.dopamine_signal, 4), "rationale": self.rationale,

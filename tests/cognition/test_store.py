@@ -51,7 +51,7 @@ def b64(data: bytes) -> str:
 
 
 def stored_vector(memory: Memory) -> np.ndarray:
-    return np.asarray(MemoryVector.objects.get(memory=memory).embedding.to_list(), dtype=np.float64)
+    return np.asarray(MemoryVector.objects.get(memory=memory).embedding, dtype=np.float64)
 
 
 # --- the reward formula, by hand ------------------------------------------------------------------------------
@@ -78,15 +78,16 @@ def test_reward_every_penalty_and_the_clamp():
         assert name in reward.rationale
 
 
-def test_reward_maturity_weighs_coherence_and_the_largest_term_hints():
+def test_reward_maturity_weighs_coherence_and_the_largest_penalty_hints():
     reward = steering_reward(stage=Stage.MATURITY, delta_s=0.5, coherence=0.9, duplicate_cosine=0.9,
                              duplicate_of="n7", rationale_cosine=0.2, rationale_words=3)
     base = 0.3 * 0.5 + 0.7 * 0.9
     assert reward.dopamine_signal == pytest.approx(base - 0.4)  # 0.90 is a near-duplicate; 0.2 and 3 words are not
-    assert reward.behavioral_hint == STAGE_HINTS[Stage.MATURITY]  # |0.78| > |-0.4|
-    hint = steering_reward(stage=Stage.MATURITY, delta_s=0.0, coherence=0.3, duplicate_cosine=0.99, duplicate_of="n7",
-                           rationale_cosine=0.5, rationale_words=5).behavioral_hint
-    assert hint.startswith("Node n7 already says this (cosine 0.99)")
+    # A penalty says what to change, however large the base: the hint is the largest penalty's.
+    assert reward.behavioral_hint.startswith("Node n7 already says this (cosine 0.90)")
+    clean = steering_reward(stage=Stage.MATURITY, delta_s=0.0, coherence=0.3, duplicate_cosine=0.89,
+                            duplicate_of="n7", rationale_cosine=0.5, rationale_words=5)
+    assert clean.behavioral_hint == STAGE_HINTS[Stage.MATURITY] and clean.dopamine_signal == pytest.approx(0.21)
 
 
 def test_content_words_are_distinct_non_stopwords():
@@ -123,8 +124,7 @@ def test_a_near_duplicate_is_penalised_and_opens_a_merge_task(user, other_user):
     node_store(actor=other_user, rationale=RATIONALE, content=CONTENT)  # bob's copy is no duplicate of alice's
     first = node_store(actor=user, rationale=RATIONALE, content=CONTENT)
     assert first.near_duplicate_of is None
-    second = node_store(actor=user, rationale="Same checklist again, stored twice for the reporting service",
-                        content=CONTENT + " ")
+    second = node_store(actor=user, rationale=RATIONALE, content=CONTENT + " ")
     assert second.near_duplicate_of == str(first.memory.pk)
     session = CgSession.objects.get(owner=user)
     profile = NodeProfile.objects.get(memory=second.memory)

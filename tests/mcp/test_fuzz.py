@@ -48,6 +48,10 @@ MAX_SHOWN = int(os.environ.get("ENGRAM_FUZZ_SHOWN", 40))
 # Tools that take {operation, args} with an open args object: each operation's args model, so that every
 # operation gets a typical base of its own (the open object alone would only ever reach the dispatcher).
 OPERATIONS = {("thoughtbox", "notebook"): NOTEBOOK_OPERATIONS, ("thoughtbox", "mental_models"): MENTAL_MODEL_OPERATIONS}
+# Tools whose served schema cannot say which optional fields go together: the seed's top-level oneOf is left out
+# (clients refuse combinators) and the service enforces it. Each alternative's fields make a typical base of their
+# own, beside the tool's required ones.
+ALTERNATIVES = {("context-graph", "store_memory"): (("content",), ("content_base64", "modality"), ("data_uri",))}
 TEXT = "Fuzzing Engram: the user prefers dark mode in every editor"
 # Deeper than any schema, as deep as the SDK client serialises (pydantic-core stops at 254 levels).
 DEPTH = 200
@@ -410,6 +414,11 @@ def bases(profile: str, tool) -> list[list[dict]]:
     """The typical argument sets of a tool, each as candidates (every property, then the required ones only): one,
     or one per operation of an {operation, args} tool."""
     operations = OPERATIONS.get((profile, tool.name))
+    alternatives = ALTERNATIVES.get((profile, tool.name))
+    if alternatives:
+        full, required = typical(tool.input_schema), set(tool.input_schema.get("required", []))
+        return [[{name: value for name, value in full.items() if name in required or name in fields}] * 2
+                for fields in alternatives]
     if not operations:
         return [[typical(tool.input_schema), typical(tool.input_schema, required_only=True)]]
     return [[{"operation": name, "args": typical(advertised_schema(model), required_only=only)}

@@ -195,7 +195,8 @@ TOOLS = (
                     "coherence with (ls, lc) 0.7/0.3 in infancy, 0.5/0.5 in growth, 0.3/0.7 in maturity; minus "
                     "0.4 for a near-duplicate (cosine >= 0.90 to one of your live nodes, which also opens a "
                     "potential_merge task), 0.3 when cos(rationale, content) < 0.2, 0.5 for a rationale of fewer "
-                    "than 3 content words. Its rationale names each term; behavioral_hint follows the largest.",
+                    "than 3 content words. Its rationale names each term; behavioral_hint follows the largest "
+                    "penalty, or the stage when none applies.",
         input_model=StoreMemoryInput,
         adapter=store_memory,
         scope=WRITE,
