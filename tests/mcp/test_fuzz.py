@@ -258,10 +258,11 @@ def brief(value: Any, depth: int = 0) -> Any:
 
 def fix_of(payload: dict) -> str:
     """The envelope's advice: ThoughtMCP's suggestion, Thoughtbox's error.suggestion, Mind's and MemGOS's
-    error.details.suggestion."""
+    error.details.suggestion, Context Graph's error.data.suggestion."""
     error = payload.get("error")
     if isinstance(error, dict):
-        return error.get("suggestion") or (error.get("details") or {}).get("suggestion") or ""
+        return (error.get("suggestion") or (error.get("details") or {}).get("suggestion")
+                or (error.get("data") or {}).get("suggestion") or "")
     return payload.get("suggestion") or ""
 
 
@@ -358,7 +359,7 @@ def other_ids(ids: dict[str, Any]) -> list[str]:
 
 # Bob's data, row by row: what alice's run must not change.
 
-APPS = ("memories", "cubes", "projects", "reasoning", "chat", "mcp", "graph")
+APPS = ("memories", "cubes", "projects", "reasoning", "chat", "mcp", "graph", "cognition")
 # What make_data gives bob, so that the comparison is never one of empty lists.
 BOBS_DATA = ("memories.Memory", "cubes.Cube", "projects.Project", "projects.Issue", "projects.Session",
              "reasoning.ThoughtSession", "reasoning.Notebook", "reasoning.Cell", "chat.ChatSession",
