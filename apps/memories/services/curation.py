@@ -79,7 +79,8 @@ def memory_link_many(*, actor: User, source_id, target_ids: list, link_type: str
     with transaction.atomic():
         links = MemoryLink.objects.bulk_create(
             [MemoryLink(source=source, target_id=target, link_type=link_type, weight=weight) for target in wanted],
-            update_conflicts=True, unique_fields=["source", "target"], update_fields=["link_type", "weight", "updated_at"],
+            update_conflicts=True, unique_fields=["source", "target"],
+            update_fields=["link_type", "weight", "updated_at"],
         )
         if links:
             changes.report([Change(Action.LINKED, str(source.pk), source.owner_id, actor.pk,
