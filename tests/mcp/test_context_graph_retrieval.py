@@ -151,6 +151,8 @@ async def test_store_search_and_navigate(alice_token, user):
         assert {node["node_id"] for node in in_session["nodes"]} == {first["node_id"], second["node_id"]}
     session = await database_sync_to_async(CgSession.objects.get)(owner=user)
     assert str(session.pk) == session_id and session.interactions == 3  # two stores, one query
+    profiles = await database_sync_to_async(lambda: list(NodeProfile.objects.values_list("activations", flat=True)))()
+    assert profiles == [1, 1]  # the search activated both
 
 
 async def test_binary_store_says_what_it_embedded(alice_token, settings, tmp_path):

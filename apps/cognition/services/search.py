@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import F
+from django.utils import timezone
+
 from apps.accounts.models import User
 from apps.cognition.limits import SEARCH_TOP_K
-from apps.cognition.models import CgSession
+from apps.cognition.models import CgSession, NodeProfile
 from apps.cognition.selectors.graph import node_filters
 from apps.cognition.services.sessions import session_record, session_start
 from apps.core.exceptions import InvalidInput
@@ -40,4 +43,7 @@ def node_search(*, actor: User, query, top_k=None, min_importance=None, johari_q
     session_record(session=session, kind="query", text=query.strip(), vector=found.query_vector,
                    activated=[(item.memory.pk, item.score) for item in found.items],
                    nearest_node_cosine=found.best_similarity)
+    # A node's profile counts its activations (a memory without one has its access count, which retrieval raised).
+    NodeProfile.objects.filter(memory_id__in=[item.memory.pk for item in found.items]).update(
+        activations=F("activations") + 1, last_activated_at=timezone.now())
     return NodeSearch(items=found.items, session=session)
