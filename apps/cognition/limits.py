@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from apps.core.limits import Interval, Range
+
 
 class Modality(models.TextChoices):
     TEXT = "text", "Text"
@@ -48,3 +50,33 @@ SCRATCHPAD_TTL_MINUTES = 60
 RECENT_ITEMS = 50
 # Entropy is the exponentially weighted mean of delta S with this weight on the newest item.
 ENTROPY_SMOOTHING = 0.3
+
+# temporary_scratchpad: a thought's length, its tags, and the importance above which a dream commits it.
+SCRATCHPAD_CONTENT_CHARS = 4096
+SCRATCHPAD_TAGS = 5
+SCRATCHPAD_AUTO_COMMIT = Interval(0.3, 0.9)
+SCRATCHPAD_AUTO_COMMIT_DEFAULT = 0.6
+# A retrieve shows this many items, newest kept (items_count still counts them all).
+SCRATCHPAD_ITEMS_SHOWN = 100
+
+# get_node_lineage's depth (changes back) and get_system_logs' page.
+LINEAGE_DEPTH = Range(1, 20, default=5)
+LOG_LIMIT = Range(1, 100, default=20)
+# get_system_logs looks back this far when `since` is left out, and never further than the longest relative span.
+LOG_DEFAULT_SINCE = "-24h"
+LOG_MAX_LOOKBACK_DAYS = 3650
+
+# get_memetic_status: how many concepts and open curation tasks it shows.
+TOP_CONCEPTS = 5
+CURATION_TASKS_SHOWN = 20
+# A dream replays and links a user's nodes: it has something to work on from two live nodes the user may write.
+DREAM_MIN_NODES = 2
+
+# epistemic_action: two recently activated nodes this close in meaning (cosine) but in different components of the
+# active subgraph are told twice or in conflict; the closest such pair is worth a question.
+AMBIGUOUS_PAIR_COSINE = 0.55
+# Pairs tried before giving up on the pair question (each may have been rejected from the inbox before).
+AMBIGUOUS_PAIRS_TRIED = 10
+
+# The visualize:// resources draw at most this many nodes (the strongest links first).
+MAP_NODES = 40
