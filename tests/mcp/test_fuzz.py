@@ -16,6 +16,7 @@ import json
 import math
 import os
 import re
+import uuid
 from copy import deepcopy
 from datetime import timezone
 from typing import Any
@@ -70,7 +71,7 @@ def no_language_model(settings):
 # hypothesis strategies, for exactly these keywords: a schema using another one fails the run rather than being
 # half-understood.
 KEYWORDS = {"type", "properties", "required", "additionalProperties", "items", "enum", "minimum", "maximum",
-            "minLength", "maxLength", "pattern", "format", "description", "default"}
+            "minLength", "maxLength", "pattern", "format", "description", "default", "minItems", "maxItems"}
 
 
 def strategy(schema: dict) -> st.SearchStrategy:
@@ -88,7 +89,9 @@ def strategy(schema: dict) -> st.SearchStrategy:
                                      optional={name: value for name, value in properties.items()
                                                if name not in required})
     if kind == "array":
-        return st.lists(strategy(schema.get("items", {})), max_size=4)
+        fewest = schema.get("minItems", 0)
+        return st.lists(strategy(schema.get("items", {})), min_size=fewest,
+                        max_size=max(fewest, min(schema.get("maxItems", 4), 4)))
     if kind in ("number", "integer"):
         low, high = schema.get("minimum"), schema.get("maximum")
         whole = st.integers(min_value=low, max_value=high)
@@ -254,10 +257,11 @@ def brief(value: Any, depth: int = 0) -> Any:
 
 def fix_of(payload: dict) -> str:
     """The envelope's advice: ThoughtMCP's suggestion, Thoughtbox's error.suggestion, Mind's and MemGOS's
-    error.details.suggestion."""
+    error.details.suggestion, Context Graph's error.data.suggestion."""
     error = payload.get("error")
     if isinstance(error, dict):
-        return error.get("suggestion") or (error.get("details") or {}).get("suggestion") or ""
+        return (error.get("suggestion") or (error.get("details") or {}).get("suggestion")
+                or (error.get("data") or {}).get("suggestion") or "")
     return payload.get("suggestion") or ""
 
 
@@ -297,7 +301,8 @@ async def payload_of(client, tool: str, arguments: dict) -> dict:
 
 async def make_data(raw_token: str, username: str) -> dict[str, Any]:
     """A memory, a cube with a memory, a chat session, an MCP client session, a project with an issue and a
-    Mind session, a thought session, a notebook with a code cell: their ids, by normalised field name."""
+    Mind session, a thought session, a notebook with a code cell, a Context Graph session: their ids, by normalised
+    field name."""
     ids: dict[str, Any] = {"userid": username}
     async with in_process(raw_token, "thoughtmcp") as client:
         stored = await payload_of(client, "store_memory", {
@@ -322,6 +327,11 @@ async def make_data(raw_token: str, username: str) -> dict[str, Any]:
         notebook_id = notebook["notebookId"]
         cell = await payload_of(client, "notebook", {"operation": "add_cell", "args": {
             "notebookId": notebook_id, "cellType": "code", "content": "console.log(6 * 7)", "filename": "answer.js"}})
+    async with in_process(raw_token, "context-graph") as client:
+        # A scratchpad note starts a Context Graph session under the id it names.
+        graph_session = str(uuid.uuid4())
+        await payload_of(client, "temporary_scratchpad", {"action": "store", "session_id": graph_session,
+                                                          "agent_id": "fuzz", "content": f"{username} is fuzzing"})
     ids.update({
         "memoryid": stored["data"]["memoryId"],
         "memgosmemoryid": added["memory_id"],
@@ -329,7 +339,7 @@ async def make_data(raw_token: str, username: str) -> dict[str, Any]:
         "chatsessionid": chat["session_id"], "mcpsessionid": session["session"]["session_id"],
         "projectid": project, "issueid": issue["issue"]["id"],
         "thoughtsessionid": thought["sessionId"], "notebookid": notebook_id,
-        "cellid": cell["cellId"],
+        "cellid": cell["cellId"], "graphsessionid": graph_session,
     })
     # Tools whose id field names a different kind of thing than its name says.
     ids.update({"sessionid@chat_history": ids["chatsessionid"], "sessionid@session_info": ids["mcpsessionid"],
@@ -342,23 +352,25 @@ def profile_ids(ids: dict[str, Any], profile: str) -> dict[str, Any]:
     out = dict(ids)
     if profile == "memgos":
         out["memoryid"] = ids["memgosmemoryid"]
+    if profile == "context-graph":
+        out.update(nodeid=ids["memoryid"], sessionid=ids["graphsessionid"])
     return out
 
 
 def other_ids(ids: dict[str, Any]) -> list[str]:
     """Every id of another user's data, each to be tried in every id-like field."""
     kinds = ("userid", "memoryid", "memgosmemoryid", "cubeid", "chatsessionid", "mcpsessionid", "projectid",
-             "issueid", "thoughtsessionid", "notebookid", "cellid")
+             "issueid", "thoughtsessionid", "notebookid", "cellid", "graphsessionid")
     return [str(ids[kind]) for kind in kinds if ids.get(kind) is not None]
 
 
 # Bob's data, row by row: what alice's run must not change.
 
-APPS = ("memories", "cubes", "projects", "reasoning", "chat", "mcp", "graph")
+APPS = ("memories", "cubes", "projects", "reasoning", "chat", "mcp", "graph", "cognition")
 # What make_data gives bob, so that the comparison is never one of empty lists.
 BOBS_DATA = ("memories.Memory", "cubes.Cube", "projects.Project", "projects.Issue", "projects.Session",
              "reasoning.ThoughtSession", "reasoning.Notebook", "reasoning.Cell", "chat.ChatSession",
-             "chat.ChatMessage", "mcp.McpClientSession")
+             "chat.ChatMessage", "mcp.McpClientSession", "cognition.CgSession", "cognition.ScratchpadItem")
 
 
 def _plain(value: Any) -> Any:
