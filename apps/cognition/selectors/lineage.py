@@ -158,8 +158,9 @@ def system_log(*, actor: User, log_type: str = "all", node_id=None, since: str |
         events = events.filter(node_ids__contains=[parse_node_id(node_id)])
     events = list(events.select_related("actor").order_by("-created_at", "-id")[:limit])
     hashes = {event.reversal_hash for event in events if event.reversal_hash}
-    undoable = set(UndoEntry.objects.filter(owner=actor, reversal_hash__in=hashes, used_at__isnull=True,
-                                            expires_at__gt=now).values_list("reversal_hash", flat=True)) if hashes else set()
+    undoable = set(UndoEntry.objects.filter(
+        owner=actor, reversal_hash__in=hashes, used_at__isnull=True, expires_at__gt=now,
+    ).values_list("reversal_hash", flat=True)) if hashes else set()
     node_ids = {node for event in events for node in event.node_ids}
     states = {pk: (deleted_at, deadline) for pk, deleted_at, deadline in
               Memory.objects.filter(pk__in=node_ids, owner=actor)

@@ -83,6 +83,12 @@ def _label(name: str | None, keywords: list[str], start: str) -> str:
     return start if len(start) <= LABEL_CHARS else start[:LABEL_CHARS - 1].rstrip() + "…"
 
 
+def task_counts(*, actor: User) -> dict[str, int]:
+    """The actor's open curation tasks: how many (``open``), and how many of high priority (``urgent``)."""
+    return CurationTask.objects.filter(owner=actor, status=CurationTask.Status.OPEN).aggregate(
+        open=Count("pk"), urgent=Count("pk", filter=Q(priority=CurationTask.Priority.HIGH)))
+
+
 @dataclass(frozen=True)
 class GraphState:
     nodes: int
@@ -100,8 +106,7 @@ def graph_state_get(*, actor: User) -> GraphState:
     counts = readable.aggregate(nodes=Count("pk"), cubes=Count("cube", distinct=True))
     live = readable.values("pk")
     edges = MemoryLink.objects.filter(source_id__in=live, target_id__in=live).count()
-    tasks = CurationTask.objects.filter(owner=actor, status=CurationTask.Status.OPEN).aggregate(
-        open=Count("pk"), urgent=Count("pk", filter=Q(priority=CurationTask.Priority.HIGH)))
+    tasks = task_counts(actor=actor)
     return GraphState(nodes=counts["nodes"], edges=edges, cubes=counts["cubes"], open_tasks=tasks["open"],
                       urgent_tasks=tasks["urgent"], session=session_get(actor=actor))
 
@@ -118,6 +123,13 @@ class MemeticStatus:
     open_tasks: int
 
 
+def pulse_and_stage(session: CgSession | None, *, urgent_task: bool) -> tuple[utl.Pulse, Stage]:
+    """A session's pulse and lifecycle stage; without a session, a quiet pulse in infancy (the inbox aside)."""
+    if session is None:
+        return utl.Pulse(0.0, 0.0, "get_memetic_status" if urgent_task else None), Stage.INFANCY
+    return pulse_of(session, urgent_task=urgent_task), utl.stage_of(session.interactions)
+
+
 def memetic_status_get(*, actor: User, session_id=None) -> MemeticStatus:
     """The session's mental state (the actor's latest when ``session_id`` is left out; another user's session is not
     found, as an unknown one is): its cached entropy and coherence, the concepts its latest items activated most, the
@@ -126,11 +138,8 @@ def memetic_status_get(*, actor: User, session_id=None) -> MemeticStatus:
     tasks = list(open_tasks(actor=actor)[:CURATION_TASKS_SHOWN])
     total = len(tasks) if len(tasks) < CURATION_TASKS_SHOWN else open_tasks(actor=actor).count()
     urgent = any(task.priority == CurationTask.Priority.HIGH for task in tasks)
-    if session is None:
-        pulse, stage, concepts = utl.Pulse(0.0, 0.0, "get_memetic_status" if urgent else None), Stage.INFANCY, []
-    else:
-        pulse, stage = pulse_of(session, urgent_task=urgent), utl.stage_of(session.interactions)
-        concepts = _top_concepts(actor, session_recent_items(session))
+    pulse, stage = pulse_and_stage(session, urgent_task=urgent)
+    concepts = _top_concepts(actor, session_recent_items(session)) if session else []
     action = ACTION_FOR_SUGGESTION.get(pulse.suggested) or ("curate" if tasks else "ready")
     return MemeticStatus(session=session, stage=stage, pulse=pulse, concepts=concepts, suggested_action=action,
                          dream_available=dream_available(actor=actor), tasks=tasks, open_tasks=total)
@@ -169,13 +178,8 @@ class PulseState:
 def pulse_state_get(*, actor: User) -> PulseState:
     """The pulse of the actor's current (latest) session with its lifecycle stage and the curation tasks waiting."""
     session = session_get(actor=actor)
-    tasks = CurationTask.objects.filter(owner=actor, status=CurationTask.Status.OPEN).aggregate(
-        open=Count("pk"), urgent=Count("pk", filter=Q(priority=CurationTask.Priority.HIGH)))
-    urgent = tasks["urgent"] > 0
-    if session is None:
-        pulse, stage = utl.Pulse(0.0, 0.0, "get_memetic_status" if urgent else None), Stage.INFANCY
-    else:
-        pulse, stage = pulse_of(session, urgent_task=urgent), utl.stage_of(session.interactions)
+    tasks = task_counts(actor=actor)
+    pulse, stage = pulse_and_stage(session, urgent_task=tasks["urgent"] > 0)
     return PulseState(session=session, stage=stage, pulse=pulse, pending_tasks=tasks["open"],
                       urgent_tasks=tasks["urgent"])
 

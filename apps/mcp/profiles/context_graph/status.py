@@ -29,11 +29,12 @@ from apps.cognition.selectors.lineage import (
     system_log,
 )
 from apps.cognition.selectors.status import (
-    GraphMap, GraphState, graph_state_get, memetic_status_get, node_neighbourhood_map, pulse_state_get, topic_map,
+    GraphMap, GraphState, graph_state_get, memetic_status_get, node_neighbourhood_map, pulse_and_stage, pulse_state_get,
+    topic_map,
 )
 from apps.cognition.services.epistemic import epistemic_question
 from apps.cognition.services.scratchpad import scratchpad_clear, scratchpad_retrieve, scratchpad_store
-from apps.cognition.services.sessions import pulse_of, session_get
+from apps.cognition.services.sessions import session_get
 from apps.core import health
 from apps.core.threads import run_sync
 from apps.core.timestamps import iso_timestamp
@@ -297,15 +298,20 @@ def _fraction(value: float) -> float:
     return round(float(value), 4)
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
 def state_summary(state: GraphState) -> str:
-    graph = (f"Your graph: {state.nodes} live nodes and {state.edges} links in {state.cubes} cubes you can read. "
-             f"Curation inbox: {state.open_tasks} open tasks ({state.urgent_tasks} high priority).")
+    graph = (f"Your graph: {_count(state.nodes, 'live node')} and {_count(state.edges, 'link')} across "
+             f"{_count(state.cubes, 'cube')}. Curation inbox: {_count(state.open_tasks, 'open task')} "
+             f"({state.urgent_tasks} high priority).")
     session = state.session
     if session is None:
         return graph + " No session yet: the first query or store starts one."
-    pulse = pulse_of(session, urgent_task=state.urgent_tasks > 0)
+    pulse, stage = pulse_and_stage(session, urgent_task=state.urgent_tasks > 0)
     return (graph + f" Latest session {session.pk}: {session.interactions} interactions "
-            f"({utl.stage_of(session.interactions).value}), entropy {session.entropy:.2f}, coherence "
+            f"({stage.value}), entropy {session.entropy:.2f}, coherence "
             f"{session.coherence:.2f}, learning score {session.learning_score:.2f}; the pulse suggests "
             f"{pulse.suggested or 'nothing'}.")
 
