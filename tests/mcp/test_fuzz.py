@@ -94,9 +94,13 @@ def strategy(schema: dict) -> st.SearchStrategy:
                         max_size=max(fewest, min(schema.get("maxItems", 4), 4)))
     if kind in ("number", "integer"):
         low, high = schema.get("minimum"), schema.get("maximum")
-        whole = st.integers(min_value=low, max_value=high)
-        return whole if kind == "integer" else whole | st.floats(min_value=low, max_value=high, allow_nan=False,
-                                                                 allow_infinity=False)
+        fractions = st.floats(min_value=low, max_value=high, allow_nan=False, allow_infinity=False)
+        # The whole numbers of the range (temporary_scratchpad's 0.3-0.9 has none).
+        whole_low, whole_high = (None if low is None else math.ceil(low)), (None if high is None else math.floor(high))
+        if kind == "number" and None not in (whole_low, whole_high) and whole_low > whole_high:
+            return fractions
+        whole = st.integers(min_value=whole_low, max_value=whole_high)
+        return whole if kind == "integer" else whole | fractions
     if kind == "boolean":
         return st.booleans()
     if kind == "string":
