@@ -37,3 +37,16 @@ def set_state(session: CgSession, *, entropy: float, coherence: float, interacti
     CgSession.objects.filter(pk=session.pk).update(entropy=entropy, coherence=coherence, interactions=interactions)
     session.refresh_from_db()
     return session
+
+
+def staging_graph(user) -> dict:
+    """Two linked nodes about a staging cluster and an unlinked one about soup, and a session whose one query
+    activated the two linked ones."""
+    kube = node(user, "The staging cluster runs Kubernetes 1.30 on three nodes.", "kubernetes")
+    helm = node(user, "Helm deploys every service to the staging Kubernetes cluster.", "helm")
+    soup = node(user, "Grandma's tomato soup needs a pinch of sugar.", "soup")
+    unlinked(user)
+    link(user, kube, helm)
+    session = new_session(user)
+    record(session, "what runs on the staging cluster", [(kube, 0.9), (helm, 0.8)])
+    return {"kube": kube, "helm": helm, "soup": soup, "session": session}

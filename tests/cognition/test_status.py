@@ -18,7 +18,7 @@ from apps.cognition.services.inbox import task_open
 from apps.core.exceptions import InvalidInput, NotFound
 from apps.memories.models import MemoryLink
 from apps.memories.services import memory_delete
-from tests.cognition.support import link, new_session, node, record, set_state, unlinked
+from tests.cognition.support import link, new_session, node, record, set_state, staging_graph, unlinked
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -145,13 +145,8 @@ def test_dream_is_available_from_two_writable_live_nodes(alice, bob):
 
 
 def test_two_graph_states_give_two_statuses(alice):
-    kube = node(alice, "The staging cluster runs Kubernetes 1.30.", "kubernetes")
-    helm = node(alice, "Helm deploys services to the staging Kubernetes cluster.", "helm")
-    soup = node(alice, "Grandma's tomato soup needs a pinch of sugar.", "soup")
-    unlinked(alice)
-    link(alice, kube, helm)
-    session = new_session(alice)
-    record(session, "what runs on the staging cluster", [(kube, 0.9), (helm, 0.8)])
+    graph = staging_graph(alice)
+    kube, soup, session = graph["kube"], graph["soup"], graph["session"]
     before = memetic_status_get(actor=alice, session_id=str(session.pk))
     record(session, "how is the tomato soup made", [(soup, 0.9)])
     after = memetic_status_get(actor=alice, session_id=str(session.pk))

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 from apps.cognition.models import CurationTask, Event
 from apps.cognition.services.inbox import task_open
 from apps.memories.services import memory_delete
-from tests.cognition.support import link, new_session, node, record, unlinked
+from tests.cognition.support import record, staging_graph
 from tests.contracts import contract
 from tests.mcp.support import in_process
 
@@ -55,17 +55,12 @@ def failure(result, code: int, field: str | None = None) -> dict:
 
 @database_sync_to_async
 def alice_graph(alice):
-    """Three nodes (two linked), a session whose two queries activated them, and an open task."""
-    kube = node(alice, "The staging cluster runs Kubernetes 1.30 on three nodes.", "kubernetes")
-    helm = node(alice, "Helm deploys every service to the staging Kubernetes cluster.", "helm")
-    soup = node(alice, "Grandma's tomato soup needs a pinch of sugar.", "soup")
-    unlinked(alice)
-    link(alice, kube, helm)
-    session = new_session(alice)
-    record(session, "what runs on the staging cluster", [(kube, 0.9), (helm, 0.8)])
-    task = task_open(owner=alice, task_type=CurationTask.TaskType.POTENTIAL_MERGE, node_ids=[kube.pk, helm.pk],
-                     reason="Both describe the staging cluster.", suggested_tool="merge_concepts")
-    return {"kube": kube, "helm": helm, "soup": soup, "session": session, "task": task}
+    """The staging graph (tests/cognition/support.py) and an open task about its linked pair."""
+    graph = staging_graph(alice)
+    graph["task"] = task_open(owner=alice, task_type=CurationTask.TaskType.POTENTIAL_MERGE,
+                              node_ids=[graph["kube"].pk, graph["helm"].pk],
+                              reason="Both describe the staging cluster.", suggested_tool="merge_concepts")
+    return graph
 
 
 async def test_schemas_are_the_seeds_and_engrams_own_where_it_has_none(alice_token):
