@@ -132,3 +132,15 @@ def test_items_keep_their_tags_and_threshold(alice):
     pad = _store(alice, str(uuid.uuid4()), "planner", "Tagged thought.", tags=["cache", "cache", " bug "],
                  auto_commit_threshold=0.8)
     assert (pad.stored.tags, pad.stored.auto_commit_threshold) == (["cache", "bug"], 0.8)
+
+
+def test_a_retrieve_is_one_query_for_one_item_or_fifty(alice, django_assert_num_queries):
+    session = str(uuid.uuid4())
+    _store(alice, session, "planner", "The first of many notes.")
+    with django_assert_num_queries(1):
+        assert scratchpad_retrieve(actor=alice, session_id=session, agent_id="planner", now=NOW).items_count == 1
+    ScratchpadItem.objects.bulk_create([
+        ScratchpadItem(owner=alice, session_id=session, agent_id="planner", content=f"Note {n}.", delta_s=0.5,
+                       expires_at=NOW + timedelta(minutes=SCRATCHPAD_TTL_MINUTES)) for n in range(49)])
+    with django_assert_num_queries(1):
+        assert scratchpad_retrieve(actor=alice, session_id=session, agent_id="planner", now=NOW).items_count == 50
