@@ -133,10 +133,10 @@ def test_the_log_says_what_can_be_undone_and_with_which_tool(alice):
     _node(alice, "A memory merely created: not in the log.")
 
     log = system_log(actor=alice)
-    by_node = {entry.event.node_ids[0]: entry for entry in log.entries
-               if entry.event.action != Event.Action.DELETED or entry.event.node_ids[0] == soft.pk}
+    by_node = {entry.node_ids[0]: entry for entry in log.entries}
     assert {entry.action for entry in log.entries} == {"prune"}
-    assert len(log.entries) == 6  # three soft deletes, one purge, two forgets
+    # A soft delete, a purge and two forgets: the deletes under the forgets are told by the forgets.
+    assert [entry.event.action for entry in log.entries] == ["forgotten", "forgotten", "purged", "deleted"]
     assert (by_node[forgotten.pk].recoverable, by_node[forgotten.pk].recovery_tool) == (True, "restore_from_hash")
     assert (by_node[expired.pk].recoverable, by_node[expired.pk].recovery_tool) == (True, "restore_concept")
     assert (by_node[soft.pk].recoverable, by_node[soft.pk].recovery_tool) == (True, None)
@@ -146,6 +146,25 @@ def test_the_log_says_what_can_be_undone_and_with_which_tool(alice):
     restored = system_log(actor=alice, node_id=str(soft.pk))
     assert [entry.action for entry in restored.entries] == ["restore", "prune"]
     assert restored.entries[1].recoverable is False  # already back
+
+
+def test_a_curation_of_several_nodes_is_one_entry(alice):
+    merged, first, second = (_node(alice, f"Invoice rule {n}: invoices go out monthly.") for n in range(3))
+    memory_delete(actor=alice, memory_id=first.pk)
+    memory_delete(actor=alice, memory_id=second.pk)
+    undo = _undo(alice, [first, second, merged])
+    # As curation records a merge: one Event on each node, sharing the reversal hash, the merge in the detail.
+    detail = {"merged_node_id": str(merged.pk), "merged_from": [str(first.pk), str(second.pk)]}
+    for memory in (merged, first, second):
+        _event(alice, Event.Action.MERGED, [memory.pk], detail=detail, reversal_hash=undo.reversal_hash)
+    [entry] = system_log(actor=alice).entries
+    assert entry.node_ids == [merged.pk, *sorted([first.pk, second.pk], key=str)]
+    assert (entry.action, entry.recoverable, entry.recovery_tool) == ("merge", True, "restore_from_hash")
+    # The sources' deletes are the merge's too, even when only prunes are asked for.
+    assert system_log(actor=alice, log_type="prune").entries == []
+    lineage = node_lineage(actor=alice, node_id=first.pk)
+    assert lineage.forked_to == [str(merged.pk)]
+    assert node_lineage(actor=alice, node_id=merged.pk).merged_from == [str(first.pk), str(second.pk)]
 
 
 def test_log_types_since_and_node_filters(alice):

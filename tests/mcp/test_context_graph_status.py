@@ -123,6 +123,8 @@ async def test_every_answer_validates_and_carries_the_pulse(user, alice_token):
     assert (pad["items_count"], pad["ttl_minutes"], pad["items"][0]["tags"]) == (1, 60, ["helm"])
     lineage = answers["get_node_lineage"]
     assert lineage["node_id"] == kube and lineage["lineage"][-1]["change_type"] == "created"
+    assert lineage["lineage"][-1]["actor"] == {"type": "user", "id": "alice"}
+    assert [change["change_type"] for change in lineage["lineage"]] == ["annotated", "created"]  # linked, stored
     assert answers["get_health"]["components"]["database"]["status"] == "ok"
     assert answers["get_health"]["status"] in ("healthy", "degraded")
 

@@ -1,8 +1,9 @@
 """A node's lineage and the system log, both read from the Events that apps/cognition/lineage.py records for every
 memory change (and that cognition's own services write for merges, forgets, annotations and dreams).
 
-Merges: a merge's Event lists the merged node first and its sources after it in ``node_ids`` (``detail`` may say
-the same as ``merged_into`` and ``merged_from``, which win when present). So a node's ``merged_from`` are the
+Merges: a merge's Event lists the merged node first and its sources after it in ``node_ids``, or names them in
+``detail`` (``merged_into`` or ``merged_node_id``, and ``merged_from``), which wins when present (curation writes one
+such Event on each node of a merge). So a node's ``merged_from`` are the
 sources of merges into it, and its ``forked_to`` the nodes it was merged into or that were derived from it: a
 dream's or a summary's Event lists the node it made first and the nodes it came from after it, naming those in
 ``detail.derived_from``.
@@ -115,7 +116,7 @@ def _merge_relatives(node: str, rows) -> tuple[list[str], list[str]]:
     for action, node_ids, detail in rows:
         ids = [str(value) for value in node_ids]
         if action == A.MERGED:
-            into = str(detail.get("merged_into") or ids[0])
+            into = str(detail.get("merged_into") or detail.get("merged_node_id") or ids[0])
             sources = [str(value) for value in detail.get("merged_from") or ids[1:]]
             if into == node:
                 merged_from.extend(source for source in sources if source not in merged_from)
@@ -127,9 +128,19 @@ def _merge_relatives(node: str, rows) -> tuple[list[str], list[str]]:
     return merged_from, forked_to
 
 
+# A curation writes its own Event beside the plain deletes it makes (memory_delete reports them too), in the same
+# transaction: the log tells the curation, not the deletes under it.
+CURATIONS = (A.FORGOTTEN, A.MERGED, A.PRUNED, A.QUARANTINED)
+SAME_CHANGE = timedelta(seconds=5)
+# Events read for one page of the log: the deletes a curation explains are left out after reading.
+EVENTS_PER_ENTRY = 4
+
+
 @dataclass(frozen=True)
 class LogEntry:
+    # The newest Event of the entry (a curation of several nodes has one Event on each, sharing its reversal hash).
     event: Event
+    node_ids: list
     action: str
     recoverable: bool
     recovery_tool: str | None
@@ -146,47 +157,75 @@ class SystemLog:
 def system_log(*, actor: User, log_type: str = "all", node_id=None, since: str | None = None,
                limit: int | None = None, now: datetime | None = None) -> SystemLog:
     """What was taken out of, merged in or changed by the system in the actor's own graph since ``since``, newest
-    first, each with whether it can still be undone and with which tool. Three queries."""
+    first, one entry per change (however many nodes it touched), each with whether it can still be undone and with
+    which tool. Three queries."""
     if log_type not in LOG_TYPES:
         raise InvalidInput(f"log_type must be one of {', '.join(LOG_TYPES)}.", field="log_type")
     limit = LOG_LIMIT.clean(limit, field="limit")
     now = now or timezone.now()
     start = parse_since(since, now=now)
-    events = Event.objects.filter(owner=actor, created_at__gte=start,
-                                  action__in=LOG_TYPES[log_type] or LOGGED_ACTIONS)
+    wanted = set(LOG_TYPES[log_type] or LOGGED_ACTIONS)
+    events = Event.objects.filter(owner=actor, created_at__gte=start, action__in=wanted | set(CURATIONS))
     if node_id is not None:
         events = events.filter(node_ids__contains=[parse_node_id(node_id)])
-    events = list(events.select_related("actor").order_by("-created_at", "-id")[:limit])
-    hashes = {event.reversal_hash for event in events if event.reversal_hash}
+    events = list(events.select_related("actor").order_by("-created_at", "-id")[:limit * EVENTS_PER_ENTRY])
+    changes = [(event, nodes) for event, nodes in _one_per_change(events) if event.action in wanted][:limit]
+    hashes = {event.reversal_hash for event, _ in changes if event.reversal_hash}
     undoable = set(UndoEntry.objects.filter(
         owner=actor, reversal_hash__in=hashes, used_at__isnull=True, expires_at__gt=now,
     ).values_list("reversal_hash", flat=True)) if hashes else set()
-    node_ids = {node for event in events for node in event.node_ids}
+    node_ids = {node for _, nodes in changes for node in nodes}
     states = {pk: (deleted_at, deadline) for pk, deleted_at, deadline in
               Memory.objects.filter(pk__in=node_ids, owner=actor)
               .values_list("pk", "deleted_at", "tombstone__deadline")} if node_ids else {}
-    return SystemLog(entries=[_entry(event, undoable, states, now) for event in events], since=start,
+    return SystemLog(entries=[_entry(event, nodes, undoable, states, now) for event, nodes in changes], since=start,
                      log_type=log_type)
 
 
-def _entry(event: Event, undoable: set[str], states: dict, now: datetime) -> LogEntry:
+def _one_per_change(events: list[Event]) -> list[tuple[Event, list]]:
+    """The Events as changes, newest first: the Events of one curation (same action and reversal hash) as one with
+    all their nodes (a merged node first), and the deletes a curation made beside its own Event left out."""
+    curated: dict = {}
+    for event in events:
+        if event.action in CURATIONS:
+            for node in event.node_ids:
+                curated.setdefault(node, []).append(event.created_at)
+    changes: dict = {}
+    for event in events:
+        if event.action in (A.DELETED, A.PURGED) and any(
+                abs(event.created_at - moment) <= SAME_CHANGE for node in event.node_ids
+                for moment in curated.get(node, ())):
+            continue
+        key = (event.action, event.reversal_hash) if event.reversal_hash else event.pk
+        _, nodes = changes.setdefault(key, (event, []))
+        nodes.extend(node for node in event.node_ids if node not in nodes)
+    return [(event, _merged_first(event, nodes)) for event, nodes in changes.values()]
+
+
+def _merged_first(event: Event, nodes: list) -> list:
+    into = (event.detail or {}).get("merged_into") or (event.detail or {}).get("merged_node_id")
+    return sorted(nodes, key=lambda node: (str(node) != str(into), str(node)))
+
+
+def _entry(event: Event, nodes: list, undoable: set[str], states: dict, now: datetime) -> LogEntry:
     action = LOG_ACTIONS[event.action]
+
+    def entry(recoverable: bool, tool: str | None, details: str) -> LogEntry:
+        return LogEntry(event, nodes, action, recoverable, tool, details)
+
     if event.reversal_hash in undoable:
-        return LogEntry(event, action, True, "restore_from_hash",
-                        "Undo with restore_from_hash until its snapshot expires.")
+        return entry(True, "restore_from_hash", "Undo with restore_from_hash until its snapshot expires.")
     if event.action in (A.RESTORED, A.DREAMED, A.ADVERSARIAL_BLOCK):
-        return LogEntry(event, action, False, None, _plain_details(event))
-    kept = [states[node] for node in event.node_ids if node in states and states[node][0] is not None]
+        return entry(False, None, _plain_details(event))
+    kept = [states[node] for node in nodes if node in states and states[node][0] is not None]
     if not kept:
-        gone = all(node not in states for node in event.node_ids)
-        return LogEntry(event, action, False, None,
-                        "Deleted for good: nothing is left to restore." if gone else "Already restored.")
+        gone = all(node not in states for node in nodes)
+        return entry(False, None, "Deleted for good: nothing is left to restore." if gone else "Already restored.")
     deadline = next((deadline for _, deadline in kept if deadline is not None), None)
     if deadline is not None and deadline > now:
-        return LogEntry(event, action, True, "restore_concept",
-                        f"Kept as a tombstone until {deadline:%Y-%m-%d %H:%M} UTC; restore_concept brings it back.")
-    return LogEntry(event, action, True, None,
-                    "Soft-deleted: restore it from the memory's page or POST /api/v1/memories/<id>/restore/.")
+        return entry(True, "restore_concept",
+                     f"Kept as a tombstone until {deadline:%Y-%m-%d %H:%M} UTC; restore_concept brings it back.")
+    return entry(True, None, "Soft-deleted: restore it from the memory's page or POST /api/v1/memories/<id>/restore/.")
 
 
 def _plain_details(event: Event) -> str:

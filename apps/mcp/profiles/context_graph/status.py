@@ -417,10 +417,13 @@ async def temporary_scratchpad(actor: User, params: ScratchpadInput) -> dict[str
 
 
 def actor_dict(event: Event) -> dict[str, str]:
-    if event.actor_label:
+    """The agent that made the change (its agent_id), else the user, else the system. A label that is only the
+    user's name again (curation labels its Events so) is the user."""
+    username = event.actor.username if event.actor is not None else None
+    if event.actor_label and event.actor_label != username:
         return {"type": "agent", "id": event.actor_label}
-    if event.actor is not None:
-        return {"type": "user", "id": event.actor.username}
+    if username is not None:
+        return {"type": "user", "id": username}
     return {"type": "system", "id": "engram"}
 
 
@@ -498,7 +501,7 @@ async def get_system_logs(actor: User, params: SystemLogsInput) -> dict[str, Any
                                      since=params.since, limit=params.limit)
     return {
         "entries": [{"timestamp": iso_timestamp(entry.event.created_at), "action": entry.action,
-                     "node_ids": [str(node) for node in entry.event.node_ids], "reason": _entry_reason(entry),
+                     "node_ids": [str(node) for node in entry.node_ids], "reason": _entry_reason(entry),
                      "details": entry.details, "actor": actor_dict(entry.event), "recoverable": entry.recoverable,
                      "recovery_tool": entry.recovery_tool} for entry in log.entries],
         "explanation_for_user": explanation(log), "since": iso_timestamp(log.since),
