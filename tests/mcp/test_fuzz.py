@@ -89,13 +89,13 @@ def strategy(schema: dict) -> st.SearchStrategy:
                                      optional={name: value for name, value in properties.items()
                                                if name not in required})
     if kind == "array":
-        fewest = schema.get("minItems", 0)
-        return st.lists(strategy(schema.get("items", {})), min_size=fewest,
-                        max_size=max(fewest, min(schema.get("maxItems", 4), 4)))
+        low = schema.get("minItems", 0)
+        return st.lists(strategy(schema.get("items", {})), min_size=low, max_size=min(schema.get("maxItems", 4),
+                                                                                    max(low, 4)))
     if kind in ("number", "integer"):
         low, high = schema.get("minimum"), schema.get("maximum")
         fractions = st.floats(min_value=low, max_value=high, allow_nan=False, allow_infinity=False)
-        # The whole numbers of the range (temporary_scratchpad's 0.3-0.9 has none).
+        # The whole numbers of a fractional range (temporary_scratchpad's 0.3-0.9 has none).
         whole_low, whole_high = (None if low is None else math.ceil(low)), (None if high is None else math.floor(high))
         if kind == "number" and None not in (whole_low, whole_high) and whole_low > whole_high:
             return fractions
@@ -333,8 +333,8 @@ async def make_data(raw_token: str, username: str) -> dict[str, Any]:
             "notebookId": notebook_id, "cellType": "code", "content": "console.log(6 * 7)", "filename": "answer.js"}})
     async with in_process(raw_token, "context-graph") as client:
         # A scratchpad note starts a Context Graph session under the id it names.
-        graph_session = str(uuid.uuid4())
-        await payload_of(client, "temporary_scratchpad", {"action": "store", "session_id": graph_session,
+        ids["graphsessionid"] = str(uuid.uuid4())
+        await payload_of(client, "temporary_scratchpad", {"action": "store", "session_id": ids["graphsessionid"],
                                                           "agent_id": "fuzz", "content": f"{username} is fuzzing"})
     ids.update({
         "memoryid": stored["data"]["memoryId"],
@@ -343,7 +343,7 @@ async def make_data(raw_token: str, username: str) -> dict[str, Any]:
         "chatsessionid": chat["session_id"], "mcpsessionid": session["session"]["session_id"],
         "projectid": project, "issueid": issue["issue"]["id"],
         "thoughtsessionid": thought["sessionId"], "notebookid": notebook_id,
-        "cellid": cell["cellId"], "graphsessionid": graph_session,
+        "cellid": cell["cellId"],
     })
     # Tools whose id field names a different kind of thing than its name says.
     ids.update({"sessionid@chat_history": ids["chatsessionid"], "sessionid@session_info": ids["mcpsessionid"],
