@@ -398,14 +398,14 @@ def scratch_item_dict(item: ScratchpadItem) -> dict[str, Any]:
 
 
 async def temporary_scratchpad(actor: User, params: ScratchpadInput) -> dict[str, Any]:
-    key = {"actor": actor, "session_id": params.session_id, "agent_id": params.agent_id}
     if params.action == "store":
-        pad = await run_sync(scratchpad_store)(**key, content=params.content, privacy=params.privacy or Privacy.PRIVATE,
-                                               tags=params.tags, auto_commit_threshold=params.auto_commit_threshold)
-    elif params.action == "retrieve":
-        pad = await run_sync(scratchpad_retrieve)(**key)
+        pad = await run_sync(scratchpad_store)(
+            actor=actor, session_id=params.session_id, agent_id=params.agent_id, content=params.content,
+            privacy=params.privacy or Privacy.PRIVATE, tags=params.tags,
+            auto_commit_threshold=params.auto_commit_threshold)
     else:
-        pad = await run_sync(scratchpad_clear)(**key)
+        read_or_clear = scratchpad_retrieve if params.action == "retrieve" else scratchpad_clear
+        pad = await run_sync(read_or_clear)(actor=actor, session_id=params.session_id, agent_id=params.agent_id)
     data: dict[str, Any] = {"action": params.action, "scratchpad_id": pad.pad_id, "items_count": pad.items_count,
                             "items": [scratch_item_dict(item) for item in pad.items],
                             "ttl_minutes": SCRATCHPAD_TTL_MINUTES}
