@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from apps.core.limits import Range
+from apps.core.limits import Interval, Range
 
 
 class Modality(models.TextChoices):
@@ -51,35 +51,32 @@ RECENT_ITEMS = 50
 # Entropy is the exponentially weighted mean of delta S with this weight on the newest item.
 ENTROPY_SMOOTHING = 0.3
 
-# --- store_memory (the seed's bounds) ---------------------------------------------------------------------------
-# Text content, in characters: past the model's window it is embedded as the mean of its windows' vectors.
-STORE_CONTENT_MAX_CHARS = 65_536
-# Binary content (content_base64, data_uri), decoded; kept as a file beside the node.
-MEDIA_MAX_BYTES = 10 * 1024 * 1024
-RATIONALE_MIN_CHARS = 10
-RATIONALE_MAX_CHARS = 500
-# Nodes a store may link to by hand (link_to).
-LINK_TO_MAX = 50
+# temporary_scratchpad: a thought's length, its tags, and the importance above which a dream commits it.
+SCRATCHPAD_CONTENT_CHARS = 4096
+SCRATCHPAD_TAGS = 5
+SCRATCHPAD_AUTO_COMMIT = Interval(0.3, 0.9)
+SCRATCHPAD_AUTO_COMMIT_DEFAULT = 0.6
+# A retrieve shows this many items, newest kept (items_count still counts them all).
+SCRATCHPAD_ITEMS_SHOWN = 100
 
-# --- steering reward (services/store.py gives the formula) ------------------------------------------------------
-# A stored node this close (cosine of content vectors) to a live node of the caller is a near-duplicate.
-NEAR_DUPLICATE_COSINE = 0.90
-NEAR_DUPLICATE_PENALTY = 0.4
-# A rationale this far from its content (cosine) does not explain it.
-RATIONALE_MIN_COSINE = 0.2
-RATIONALE_MISMATCH_PENALTY = 0.3
-# A rationale needs this many content words (not stopwords) to say why.
-RATIONALE_MIN_WORDS = 3
-THIN_RATIONALE_PENALTY = 0.5
+# get_node_lineage's depth (changes back) and get_system_logs' page.
+LINEAGE_DEPTH = Range(1, 20, default=5)
+LOG_LIMIT = Range(1, 100, default=20)
+# get_system_logs looks back this far when `since` is left out, and never further than the longest relative span.
+LOG_DEFAULT_SINCE = "-24h"
+LOG_MAX_LOOKBACK_DAYS = 3650
 
-# --- navigation tools -------------------------------------------------------------------------------------------
-# The MCP schemas read these ranges (apps/core/limits.Range): the seed's bounds, and a minimum where it has none.
-SEARCH_TOP_K = Range(1, 100, default=10)
-NEIGHBORHOOD_HOPS = Range(1, 3, default=2)
-NEIGHBORHOOD_NODES = Range(5, 50, default=20)
-# Without focal_node_id, a neighbourhood starts from at most this many of the session's last activated nodes.
-NEIGHBORHOOD_SEEDS = 5
-RECENT_LOOKBACK_MINUTES = Range(1, 1440, default=60)
-RECENT_LIMIT = Range(1, 50, default=10)
-# Agent ids a perspective lock may name (each list).
-PERSPECTIVE_MAX_AGENTS = 50
+# get_memetic_status: how many concepts and open curation tasks it shows.
+TOP_CONCEPTS = 5
+CURATION_TASKS_SHOWN = 20
+# A dream replays and links a user's nodes: it has something to work on from two live nodes the user may write.
+DREAM_MIN_NODES = 2
+
+# epistemic_action: two recently activated nodes this close in meaning (cosine) but in different components of the
+# active subgraph are told twice or in conflict; the closest such pair is worth a question.
+AMBIGUOUS_PAIR_COSINE = 0.55
+# Pairs tried before giving up on the pair question (each may have been rejected from the inbox before).
+AMBIGUOUS_PAIRS_TRIED = 10
+
+# The visualize:// resources draw at most this many nodes (the strongest links first).
+MAP_NODES = 40

@@ -16,6 +16,7 @@ import json
 import math
 import os
 import re
+import uuid
 from copy import deepcopy
 from datetime import timezone
 from typing import Any
@@ -74,7 +75,7 @@ def no_language_model(settings):
 # hypothesis strategies, for exactly these keywords: a schema using another one fails the run rather than being
 # half-understood.
 KEYWORDS = {"type", "properties", "required", "additionalProperties", "items", "enum", "minimum", "maximum",
-            "minLength", "maxLength", "pattern", "format", "description", "default"}
+            "minLength", "maxLength", "pattern", "format", "description", "default", "minItems", "maxItems"}
 
 
 def strategy(schema: dict) -> st.SearchStrategy:
@@ -92,12 +93,18 @@ def strategy(schema: dict) -> st.SearchStrategy:
                                      optional={name: value for name, value in properties.items()
                                                if name not in required})
     if kind == "array":
-        return st.lists(strategy(schema.get("items", {})), max_size=4)
+        low = schema.get("minItems", 0)
+        return st.lists(strategy(schema.get("items", {})), min_size=low, max_size=min(schema.get("maxItems", 4),
+                                                                                    max(low, 4)))
     if kind in ("number", "integer"):
         low, high = schema.get("minimum"), schema.get("maximum")
-        whole = st.integers(min_value=low, max_value=high)
-        return whole if kind == "integer" else whole | st.floats(min_value=low, max_value=high, allow_nan=False,
-                                                                 allow_infinity=False)
+        fractions = st.floats(min_value=low, max_value=high, allow_nan=False, allow_infinity=False)
+        # The whole numbers of a fractional range (temporary_scratchpad's 0.3-0.9 has none).
+        whole_low, whole_high = (None if low is None else math.ceil(low)), (None if high is None else math.floor(high))
+        if kind == "number" and None not in (whole_low, whole_high) and whole_low > whole_high:
+            return fractions
+        whole = st.integers(min_value=whole_low, max_value=whole_high)
+        return whole if kind == "integer" else whole | fractions
     if kind == "boolean":
         return st.booleans()
     if kind == "string":
@@ -302,7 +309,8 @@ async def payload_of(client, tool: str, arguments: dict) -> dict:
 
 async def make_data(raw_token: str, username: str) -> dict[str, Any]:
     """A memory, a cube with a memory, a chat session, an MCP client session, a project with an issue and a
-    Mind session, a thought session, a notebook with a code cell: their ids, by normalised field name."""
+    Mind session, a thought session, a notebook with a code cell, a Context Graph session: their ids, by normalised
+    field name."""
     ids: dict[str, Any] = {"userid": username}
     async with in_process(raw_token, "thoughtmcp") as client:
         stored = await payload_of(client, "store_memory", {
@@ -327,6 +335,11 @@ async def make_data(raw_token: str, username: str) -> dict[str, Any]:
         notebook_id = notebook["notebookId"]
         cell = await payload_of(client, "notebook", {"operation": "add_cell", "args": {
             "notebookId": notebook_id, "cellType": "code", "content": "console.log(6 * 7)", "filename": "answer.js"}})
+    async with in_process(raw_token, "context-graph") as client:
+        # A scratchpad note starts a Context Graph session under the id it names.
+        ids["graphsessionid"] = str(uuid.uuid4())
+        await payload_of(client, "temporary_scratchpad", {"action": "store", "session_id": ids["graphsessionid"],
+                                                          "agent_id": "fuzz", "content": f"{username} is fuzzing"})
     ids.update({
         "memoryid": stored["data"]["memoryId"],
         "memgosmemoryid": added["memory_id"],
@@ -347,13 +360,15 @@ def profile_ids(ids: dict[str, Any], profile: str) -> dict[str, Any]:
     out = dict(ids)
     if profile == "memgos":
         out["memoryid"] = ids["memgosmemoryid"]
+    if profile == "context-graph":
+        out.update(nodeid=ids["memoryid"], sessionid=ids["graphsessionid"])
     return out
 
 
 def other_ids(ids: dict[str, Any]) -> list[str]:
     """Every id of another user's data, each to be tried in every id-like field."""
     kinds = ("userid", "memoryid", "memgosmemoryid", "cubeid", "chatsessionid", "mcpsessionid", "projectid",
-             "issueid", "thoughtsessionid", "notebookid", "cellid")
+             "issueid", "thoughtsessionid", "notebookid", "cellid", "graphsessionid")
     return [str(ids[kind]) for kind in kinds if ids.get(kind) is not None]
 
 
@@ -363,7 +378,7 @@ APPS = ("memories", "cubes", "projects", "reasoning", "chat", "mcp", "graph", "c
 # What make_data gives bob, so that the comparison is never one of empty lists.
 BOBS_DATA = ("memories.Memory", "cubes.Cube", "projects.Project", "projects.Issue", "projects.Session",
              "reasoning.ThoughtSession", "reasoning.Notebook", "reasoning.Cell", "chat.ChatSession",
-             "chat.ChatMessage", "mcp.McpClientSession")
+             "chat.ChatMessage", "mcp.McpClientSession", "cognition.CgSession", "cognition.ScratchpadItem")
 
 
 def _plain(value: Any) -> Any:
