@@ -51,6 +51,39 @@ RECENT_ITEMS = 50
 # Entropy is the exponentially weighted mean of delta S with this weight on the newest item.
 ENTROPY_SMOOTHING = 0.3
 
+# --- store_memory (the seed's bounds) ---------------------------------------------------------------------------
+# Text content, in characters: past the model's window it is embedded as the mean of its windows' vectors.
+STORE_CONTENT_MAX_CHARS = 65_536
+# Binary content (content_base64, data_uri), decoded; kept as a file beside the node.
+MEDIA_MAX_BYTES = 10 * 1024 * 1024
+RATIONALE_MIN_CHARS = 10
+RATIONALE_MAX_CHARS = 500
+# Nodes a store may link to by hand (link_to).
+LINK_TO_MAX = 50
+
+# --- steering reward (services/store.py gives the formula) ------------------------------------------------------
+# A stored node this close (cosine of content vectors) to a live node of the caller is a near-duplicate.
+NEAR_DUPLICATE_COSINE = 0.90
+NEAR_DUPLICATE_PENALTY = 0.4
+# A rationale this far from its content (cosine) does not explain it.
+RATIONALE_MIN_COSINE = 0.2
+RATIONALE_MISMATCH_PENALTY = 0.3
+# A rationale needs this many content words (not stopwords) to say why.
+RATIONALE_MIN_WORDS = 3
+THIN_RATIONALE_PENALTY = 0.5
+
+# --- navigation tools -------------------------------------------------------------------------------------------
+# The MCP schemas read these ranges (apps/core/limits.Range): the seed's bounds, and a minimum where it has none.
+SEARCH_TOP_K = Range(1, 100, default=10)
+NEIGHBORHOOD_HOPS = Range(1, 3, default=2)
+NEIGHBORHOOD_NODES = Range(5, 50, default=20)
+# Without focal_node_id, a neighbourhood starts from at most this many of the session's last activated nodes.
+NEIGHBORHOOD_SEEDS = 5
+RECENT_LOOKBACK_MINUTES = Range(1, 1440, default=60)
+RECENT_LIMIT = Range(1, 50, default=10)
+# Agent ids a perspective lock may name (each list).
+PERSPECTIVE_MAX_AGENTS = 50
+
 # temporary_scratchpad: a thought's length, its tags, and the importance above which a dream commits it.
 SCRATCHPAD_CONTENT_CHARS = 4096
 SCRATCHPAD_TAGS = 5
