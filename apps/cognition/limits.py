@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from apps.core.limits import Range
+
 
 class Modality(models.TextChoices):
     TEXT = "text", "Text"
@@ -48,3 +50,11 @@ SCRATCHPAD_TTL_MINUTES = 60
 RECENT_ITEMS = 50
 # Entropy is the exponentially weighted mean of delta S with this weight on the newest item.
 ENTROPY_SMOOTHING = 0.3
+
+# Curation (merge_concepts, annotate_node, search_tombstones).
+MERGE_MAX_SOURCES = 50
+ANNOTATION_MAX_CHARS = 1024
+TOMBSTONE_TOP_K = Range(1, 100, default=10)
+# Two agents whose nodes' mean vectors are less similar than this see the world differently: merging their nodes
+# would lose one perspective, so merge_concepts links them instead (unless force_merge).
+PRIORS_MIN_COSINE = 0.7
