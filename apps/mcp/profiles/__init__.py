@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from apps.mcp.profile import Profile
-from apps.mcp.profiles import memgos, mind, thoughtbox, thoughtmcp
+from apps.mcp.profiles import context_graph, memgos, mind, thoughtbox, thoughtmcp
 
 PROFILES: dict[str, Profile] = {
-    profile.name: profile for profile in (thoughtmcp.PROFILE, thoughtbox.PROFILE, mind.PROFILE, memgos.PROFILE)
+    profile.name: profile
+    for profile in (thoughtmcp.PROFILE, thoughtbox.PROFILE, mind.PROFILE, memgos.PROFILE, context_graph.PROFILE)
 }
