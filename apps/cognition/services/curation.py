@@ -384,7 +384,7 @@ def _relate(actor: User, sources: list[Memory], priors: Priors) -> MergeResult:
     vectors = dict(MemoryVector.objects.filter(memory__in=sources).values_list("memory_id", "embedding"))
     first, others = sources[0], sources[1:]
     for other in others:
-        similarity = utl.cosine(vectors[first.pk].to_list(), vectors[other.pk].to_list())
+        similarity = utl.cosine(vectors[first.pk], vectors[other.pk])
         memory_link(actor=actor, source_id=first.pk, target_id=other.pk, link_type=MemoryLink.LinkType.ANALOGICAL,
                     weight=round(min(1.0, max(0.0, similarity)), 4))
     note = "; but ".join(f"in {priors.labels[str(memory.pk)]}, \"{_excerpt(memory.content)}\"" for memory in sources)
