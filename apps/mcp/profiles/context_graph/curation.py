@@ -273,7 +273,8 @@ TOOLS = (
         name="search_tombstones",
         description="AMNESIA EXPLAINER: Search soft-deleted nodes (trash bin). Use when agent remembers something that "
                     "no longer appears in search results. Explains WHY nodes were removed (semantic cancer, obsolete, "
-                    "adversarial, user-requested). Engram: merged-away nodes are listed too, and each node's restore_deadline.",
+                    "adversarial, user-requested). Engram: merged-away nodes are listed too, and each node's "
+                    "restore_deadline.",
         input_model=SearchTombstonesInput, adapter=search_tombstones, scope=READ, output_schema=TOMBSTONES_OUTPUT,
     ),
 )
