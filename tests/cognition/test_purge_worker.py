@@ -26,7 +26,8 @@ from tests.memories.test_faults_worker import (  # noqa: F401 (fixtures)
 
 pytestmark = [
     pytest.mark.slow, pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(bool(settings.REDIS_URL), reason="checks the SQL broker (apps/core/broker.py); REDIS_URL is set"),
+    pytest.mark.skipif(bool(settings.REDIS_URL),
+                       reason="checks the SQL broker (apps/core/broker.py); REDIS_URL is set"),
 ]
 
 
