@@ -10,7 +10,9 @@ import pytest
 from channels.db import database_sync_to_async
 
 from apps.cognition.models import Annotation, NodeProfile, Tombstone, UndoEntry
+from apps.cubes.services import cube_register, cube_share
 from apps.memories.models import Memory, MemoryLink
+from apps.memories.services import memory_store
 from tests.cognition.curation_support import everything, link, nodes
 from tests.contracts import contract
 from tests.mcp.schema_bounds import assert_seed_schema
@@ -181,8 +183,6 @@ async def test_bad_input_names_the_field(alice_token, alice_nodes):
 
 
 async def test_a_node_of_another_kind_is_refused_naming_its_profile(user, alice_token, alice_nodes):
-    from apps.memories.services import memory_store
-
     decision = await database_sync_to_async(memory_store)(actor=user, content="Decision: use Postgres.",
                                                           kind="decision")
     async with in_process(alice_token, PROFILE) as client:
@@ -214,3 +214,22 @@ async def test_bob_can_neither_see_nor_change_alices_curation(user, alice_token,
     undo_after = await database_sync_to_async(UndoEntry.objects.get)()
     assert (undo_after.used_at, undo_after.previewed_digest) == (undo.used_at, undo.previewed_digest)
     assert await database_sync_to_async(Tombstone.objects.count)() == 1
+
+
+async def test_a_reader_of_a_shared_cube_is_refused_with_32001(user, other_user, bob_token):
+    def shared():
+        cube = cube_register(actor=user, cube_id="alice-shared")
+        cube_share(actor=user, cube_id=cube.pk, user=other_user.username, role="reader")
+        return [str(node.pk) for node in nodes(user, "Shared dark mode note.", "Shared dark mode memo.",
+                                               cube_id=cube.pk)]
+
+    first, second = await database_sync_to_async(shared)()
+    async with in_process(bob_token, PROFILE) as bob:
+        for tool, arguments, field in (
+            ("annotate_node", {"node_id": first, "annotation": "reader's note"}, "node_id"),
+            ("boost_importance", {"node_id": first}, "node_id"),
+            ("merge_concepts", {"source_node_ids": [first, second], "target_name": "x"}, "source_node_ids"),
+            ("forget_concept", {"node_id": first, "reason": "obsolete"}, "node_id"),
+        ):
+            await refused(bob, tool, arguments, -32001, field)
+    assert await database_sync_to_async(Memory.objects.filter(deleted_at__isnull=True).count)() == 2
