@@ -139,3 +139,27 @@ def test_an_undo_expires_after_thirty_days_on_a_fixed_clock(user, graph, monkeyp
     with pytest.raises(InvalidInput):
         undo_for_node(actor=user, node_id=str(graph["y"].pk))
     assert Memory.objects.get(pk=graph["y"].pk).deleted_at is not None
+
+
+def test_an_undo_cannot_bring_back_an_edge_to_a_node_gone_for_good(user, graph):
+    forgotten = node_forget(actor=user, node_id=str(graph["a"].pk), reason="obsolete")
+    node_forget(actor=user, node_id=str(graph["y"].pk), reason="user_requested", soft_delete=False)
+    plan = undo_apply(actor=user, reversal_hash=forgotten.reversal_hash).plan
+    assert (plan.restored_edges, plan.lost_edges) == (2, 1)  # a->x and a->b; y->a went with y
+    undo_apply(actor=user, reversal_hash=forgotten.reversal_hash, preview=False)
+    restored = graph_state([graph["a"].pk])
+    assert {(row["source_id"], row["target_id"]) for row in restored["links"].values()} == {
+        (graph["a"].pk, graph["x"].pk), (graph["a"].pk, graph["b"].pk)}
+    # The note on a referred to y, which is gone: it comes back without its reference.
+    [note] = restored["annotations"].values()
+    assert note["reference_id"] is None and note["text"] == "Confirmed in the 2026 survey."
+
+
+def test_an_undo_of_a_merge_removes_the_merged_node_even_when_it_was_forgotten_since(user, graph):
+    ids = [node.pk for node in graph.values()]
+    before = graph_state(ids)
+    merged = nodes_merge(actor=user, source_node_ids=[str(graph["a"].pk), str(graph["b"].pk)], target_name="m")
+    node_forget(actor=user, node_id=str(merged.merged.pk), reason="obsolete")
+    undo_apply(actor=user, reversal_hash=merged.reversal_hash, preview=False)
+    assert graph_state(ids) == before
+    assert not Memory.objects.filter(pk=merged.merged.pk).exists() and not Tombstone.objects.exists()
