@@ -163,3 +163,13 @@ def test_an_undo_of_a_merge_removes_the_merged_node_even_when_it_was_forgotten_s
     undo_apply(actor=user, reversal_hash=merged.reversal_hash, preview=False)
     assert graph_state(ids) == before
     assert not Memory.objects.filter(pk=merged.merged.pk).exists() and not Tombstone.objects.exists()
+
+
+def test_an_undo_of_a_forget_that_kept_the_edges_brings_back_only_the_node(user, graph):
+    ids = [node.pk for node in graph.values()]
+    before = graph_state(ids)
+    forgotten = node_forget(actor=user, node_id=str(graph["a"].pk), reason="obsolete", cascade_edges=False)
+    plan = undo_apply(actor=user, reversal_hash=forgotten.reversal_hash).plan
+    assert (plan.added_nodes, plan.restored_edges, plan.lost_edges) == ([str(graph["a"].pk)], 0, 0)
+    undo_apply(actor=user, reversal_hash=forgotten.reversal_hash, preview=False)
+    assert graph_state(ids) == before

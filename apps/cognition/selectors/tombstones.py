@@ -86,7 +86,8 @@ def tombstones_search(*, actor: User, query, deletion_reason: str = "all", delet
                                        output_field=BooleanField()),
                       undo_nodes=F("undo__node_ids"))
             .order_by("distance", "-created_at")[:top_k])
-    return [TombstoneHit(tombstone=row, similarity=round(1.0 - float(row.distance), 4), recoverable=row.recoverable,
+    return [TombstoneHit(tombstone=row, similarity=0.0 if row.distance is None else round(1.0 - float(row.distance), 4),
+                         recoverable=row.recoverable,
                          merged_into=str(row.undo_nodes[-1]) if row.reason == Tombstone.Reason.MERGED and row.undo_nodes
                          else None)
             for row in rows]

@@ -93,7 +93,8 @@ class UndoPlan:
     # Memories that come back (all of the snapshot's), and those of them that are hidden or gone now.
     restored_nodes: list[str]
     added_nodes: list[str]
-    # Links the undo puts back (both ends exist afterwards) and those it cannot (the other end is gone for good).
+    # Links the undo brings back (removed by the operation, both ends there afterwards) and those it cannot (the
+    # other end is gone for good).
     restored_edges: int
     lost_edges: int
     # Rows the operation made that the undo removes, with what hangs on them now.
@@ -166,6 +167,8 @@ def _plan(entry: UndoEntry) -> UndoPlan:
     present |= set(node_ids)
     restorable = [row for row in snapshot["links"]
                   if row["fields"]["source"] in present and row["fields"]["target"] in present]
+    # A link the operation left in place (a forget without cascade_edges) is rewritten as it was, not brought back.
+    standing = set(MemoryLink.objects.filter(pk__in=[row["pk"] for row in restorable]).values_list("pk", flat=True))
     hanging = MemoryLink.objects.filter(Q(source_id__in=removed) | Q(target_id__in=removed))
     removed_links = sorted((str(link[0]), str(link[1]), link[2]) for link in hanging.values_list(
         "source_id", "target_id", "weight"))
@@ -176,7 +179,8 @@ def _plan(entry: UndoEntry) -> UndoPlan:
              "annotations": removed_annotations, "added": added, "changed": changed,
              "restorable": sorted(row["pk"] for row in restorable)}
     digest = hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
-    return UndoPlan(entry=entry, restored_nodes=node_ids, added_nodes=added, restored_edges=len(restorable),
+    return UndoPlan(entry=entry, restored_nodes=node_ids, added_nodes=added,
+                    restored_edges=len([row for row in restorable if row["pk"] not in standing]),
                     lost_edges=len(snapshot["links"]) - len(restorable), removed_nodes=removed,
                     removed_links=len(removed_links), removed_annotations=len(removed_annotations), changed=changed,
                     digest=digest)
