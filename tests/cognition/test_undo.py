@@ -12,6 +12,7 @@ from apps.cognition.services.undo import undo_apply, undo_for_node
 from apps.core.exceptions import Conflict, InvalidInput, NotFound
 from apps.graph.models import GraphEvent
 from apps.memories.models import Memory, MemoryLink
+from apps.memories.services import memory_restore
 from tests.cognition.curation_support import everything, graph_state, link, nodes
 
 pytestmark = pytest.mark.django_db
@@ -171,5 +172,17 @@ def test_an_undo_of_a_forget_that_kept_the_edges_brings_back_only_the_node(user,
     forgotten = node_forget(actor=user, node_id=str(graph["a"].pk), reason="obsolete", cascade_edges=False)
     plan = undo_apply(actor=user, reversal_hash=forgotten.reversal_hash).plan
     assert (plan.added_nodes, plan.restored_edges, plan.lost_edges) == ([str(graph["a"].pk)], 0, 0)
+    undo_apply(actor=user, reversal_hash=forgotten.reversal_hash, preview=False)
+    assert graph_state(ids) == before
+
+
+def test_a_link_made_since_between_the_same_nodes_gives_way_to_the_original(user, graph):
+    ids = [node.pk for node in graph.values()]
+    before = graph_state(ids)
+    forgotten = node_forget(actor=user, node_id=str(graph["a"].pk), reason="obsolete")
+    memory_restore(actor=user, memory_id=graph["a"].pk)  # from the dashboard's trash, which knows no undo
+    link(user, graph["a"], graph["x"], 0.95, "hierarchical")
+    plan = undo_apply(actor=user, reversal_hash=forgotten.reversal_hash).plan
+    assert plan.added_nodes == [] and str(graph["a"].pk) in plan.changed
     undo_apply(actor=user, reversal_hash=forgotten.reversal_hash, preview=False)
     assert graph_state(ids) == before
