@@ -9,6 +9,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.cognition.models import Event, ScratchpadItem, Tombstone, UndoEntry
+from apps.cognition.selectors.tombstones import tombstones_search
 from apps.cognition.services.curation import node_forget, nodes_merge
 from apps.cognition.services.purge import expired_purge
 from apps.cognition.tasks import purge_expired
@@ -60,6 +61,7 @@ def test_a_node_restored_by_hand_keeps_living_when_its_tombstone_expires(user):
     [node] = nodes(user, "Restored from the dashboard's trash.")
     node_forget(actor=user, node_id=str(node.pk), reason="obsolete")
     memory_restore(actor=user, memory_id=node.pk)
+    assert tombstones_search(actor=user, query="dashboard trash") == []  # live again: not in the trash
     Tombstone.objects.update(deadline=timezone.now() - timedelta(seconds=1))
     report = expired_purge()
     assert (report.nodes_purged, report.tombstones_dropped) == (0, 1)

@@ -73,7 +73,9 @@ def tombstones_search(*, actor: User, query, deletion_reason: str = "all", delet
         raise InvalidInput(f"deletion_reason must be one of {', '.join(SEARCHABLE_REASONS)}.", field="deletion_reason")
     top_k = TOMBSTONE_TOP_K.clean(top_k, field="top_k")
     after = clean_datetime(deleted_after, field_name="deleted_after")
-    tombstones = Tombstone.objects.filter(memory__cube_id__in=cube_ids_readable(actor=actor))
+    # A node restored outside the undo (the dashboard's trash) is live again: its tombstone waits for the purge.
+    tombstones = Tombstone.objects.filter(memory__cube_id__in=cube_ids_readable(actor=actor),
+                                          memory__deleted_at__isnull=False)
     if deletion_reason != "all":
         tombstones = tombstones.filter(reason=REASON_FILTERS.get(deletion_reason, deletion_reason))
     if after is not None:

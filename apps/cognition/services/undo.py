@@ -266,7 +266,8 @@ def undo_for_node(*, actor: User, node_id) -> str:
     except ValueError:
         raise InvalidInput("node_id must be a UUID.", field="node_id") from None
     tombstone = (Tombstone.objects.select_related("undo", "memory")
-                 .filter(memory_id=memory_id, memory__cube_id__in=cube_ids_writable(actor=actor)).first())
+                 .filter(memory_id=memory_id, memory__cube_id__in=cube_ids_writable(actor=actor),
+                         memory__deleted_at__isnull=False).first())
     if tombstone is None:
         raise NotFound(f"Node {memory_id} is not in your trash: it is live, gone for good, or not yours.",
                        extra={"field": "node_id", "suggestion": "search_tombstones lists the nodes you can restore."})
