@@ -47,8 +47,9 @@ KIND_OWNERS = {
     Memory.Kind.THOUGHT: "a Thoughtbox thought: revise it through the thoughtbox profile (the thoughtbox tool)",
 }
 STRATEGIES = ("keep_newest", "keep_highest", "concatenate", "summarize")
-FORGET_REASONS = (Tombstone.Reason.SEMANTIC_CANCER, Tombstone.Reason.ADVERSARIAL_INJECTION,
-                  Tombstone.Reason.USER_REQUESTED, Tombstone.Reason.OBSOLETE)
+FORGET_REASONS = tuple(reason.value for reason in (
+    Tombstone.Reason.SEMANTIC_CANCER, Tombstone.Reason.ADVERSARIAL_INJECTION, Tombstone.Reason.USER_REQUESTED,
+    Tombstone.Reason.OBSOLETE))
 ANNOTATION_TYPES = tuple(Annotation.AnnotationType.values)
 # A summary keeps sentences until it is about as long as the average source; one this similar to a kept one repeats it.
 REPEATED_SENTENCE_COSINE = 0.9

@@ -9,9 +9,11 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, WithJsonSchema
 
 from apps.accounts.models import User
-from apps.cognition.limits import MERGE_MAX_SOURCES, TOMBSTONE_TOP_K
-from apps.cognition.selectors.tombstones import RECOVERY_INSTRUCTIONS, tombstones_search
-from apps.cognition.services.curation import annotation_add, node_boost, node_forget, nodes_merge
+from apps.cognition.limits import ANNOTATION_MAX_CHARS, MERGE_MAX_SOURCES, TOMBSTONE_TOP_K
+from apps.cognition.selectors.tombstones import RECOVERY_INSTRUCTIONS, SEARCHABLE_REASONS, tombstones_search
+from apps.cognition.services.curation import (
+    ANNOTATION_TYPES, FORGET_REASONS, STRATEGIES, annotation_add, node_boost, node_forget, nodes_merge,
+)
 from apps.cognition.services.undo import UndoResult, undo_apply, undo_for_node
 from apps.core.aliases import Aliases
 from apps.core.limits import BOOST_FACTOR
@@ -19,6 +21,7 @@ from apps.core.threads import run_sync
 from apps.mcp.auth import READ, WRITE
 from apps.mcp.profile import ToolSpec
 from apps.mcp.schema import SnakeCaseSeedModel
+from apps.memories.services.lifecycle import MAX_BOOST_REASON_CHARS
 
 
 def _uuid(value: str) -> str:
@@ -45,7 +48,7 @@ RESTORE_CONCEPT_ALIASES = Aliases({"reversal_hash": "node_id"})
 class MergeConceptsInput(SnakeCaseSeedModel):
     source_node_ids: list[NodeId] = Field(min_length=2, max_length=MERGE_MAX_SOURCES)
     target_name: str = Field(description="Name for merged concept")
-    merge_strategy: Literal["keep_newest", "keep_highest", "concatenate", "summarize"] | None = "keep_highest"
+    merge_strategy: Literal[STRATEGIES] | None = "keep_highest"
     force_merge: bool | None = Field(False, description=(
         "SAFETY: Override priors_vibe_check incompatibility. Use ONLY when you're certain nodes should merge despite "
         "different agent perspectives."))
@@ -53,14 +56,14 @@ class MergeConceptsInput(SnakeCaseSeedModel):
 
 class AnnotateNodeInput(SnakeCaseSeedModel):
     node_id: NodeId
-    annotation: str = Field(max_length=1024)
-    annotation_type: Literal["correction", "reference", "deprecation", "user_note"] | None = "user_note"
+    annotation: str = Field(max_length=ANNOTATION_MAX_CHARS)
+    annotation_type: Literal[ANNOTATION_TYPES] | None = "user_note"
     reference_node_id: NodeId | None = Field(None, description="For reference/deprecation types")
 
 
 class ForgetConceptInput(SnakeCaseSeedModel):
     node_id: NodeId
-    reason: Literal["semantic_cancer", "adversarial_injection", "user_requested", "obsolete"]
+    reason: Literal[FORGET_REASONS]
     cascade_edges: bool | None = Field(True, description="Also remove connected edges")
     soft_delete: bool | None = Field(True, description=(
         "SAFETY: If true (default), node moves to trash bin and can be restored via restore_concept within 30 days. "
@@ -80,14 +83,12 @@ class RestoreConceptInput(SnakeCaseSeedModel):
 class BoostImportanceInput(SnakeCaseSeedModel):
     node_id: NodeId
     boost_factor: float | None = Field(1.5, **BOOST_FACTOR.schema())
-    reason: str | None = Field(None, max_length=256)
+    reason: str | None = Field(None, max_length=MAX_BOOST_REASON_CHARS)
 
 
 class SearchTombstonesInput(SnakeCaseSeedModel):
     query: str = Field(description="What the agent remembers searching for")
-    deletion_reason: Literal["all", "semantic_cancer", "obsolete", "adversarial", "user_requested",
-                             "glymphatic_clearance"] | None = Field(
-        "all", description="Filter by why nodes were deleted")
+    deletion_reason: Literal[SEARCHABLE_REASONS] | None = Field("all", description="Filter by why nodes were deleted")
     deleted_after: DateTime | None = Field(None, description="Only show nodes deleted after this time")
     top_k: int | None = Field(TOMBSTONE_TOP_K.default, **TOMBSTONE_TOP_K.schema())
 
