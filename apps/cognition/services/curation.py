@@ -263,7 +263,8 @@ def _merge_sources(actor: User, source_node_ids) -> list[Memory]:
     sources = _curated(actor=actor, node_ids=unique, field="source_node_ids")
     for memory in sources:
         if memory.kind not in MERGEABLE_KINDS:
-            raise InvalidInput(f"Node {memory.pk} is {KIND_OWNERS[memory.kind]}. merge_concepts merges memory and "
+            owner = KIND_OWNERS.get(memory.kind, f"a {memory.kind} node, kept by the app that made it")
+            raise InvalidInput(f"Node {memory.pk} is {owner}. merge_concepts merges memory and "
                                f"summary nodes only.", field="source_node_ids", extra={"kind": memory.kind})
     cubes = sorted({memory.cube_id for memory in sources})
     if len(cubes) > 1:
