@@ -113,3 +113,11 @@ AMBIGUOUS_PAIRS_TRIED = 10
 
 # The visualize:// resources draw at most this many nodes (the strongest links first).
 MAP_NODES = 40
+
+# Curation (merge_concepts, annotate_node, search_tombstones).
+MERGE_MAX_SOURCES = 50
+ANNOTATION_MAX_CHARS = 1024
+TOMBSTONE_TOP_K = Range(1, 100, default=10)
+# Two agents whose nodes' mean vectors are less similar than this see the world differently: merging their nodes
+# would lose one perspective, so merge_concepts links them instead (unless force_merge).
+PRIORS_MIN_COSINE = 0.7

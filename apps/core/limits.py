@@ -121,3 +121,5 @@ TOKEN_EXPIRY_DAYS = Range(1, 36_500)
 
 # A fraction from 0 to 1: a memory's importance, salience and strength, their minimums in a query, a link's weight.
 UNIT = Interval(0.0, 1.0)
+# Context Graph's boost_importance: the factor a node's importance is multiplied by (below 1 lowers it).
+BOOST_FACTOR = Interval(0.1, 2.0)

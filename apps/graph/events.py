@@ -69,3 +69,24 @@ def memory_restored(memory: Memory) -> dict:
 
 def memory_removed(memory_id) -> dict:
     return {"id": str(memory_id)}
+
+def _node_with_edges(memories: list[Memory]) -> tuple[list[dict], list[dict]]:
+    ids = [memory.pk for memory in memories]
+    links = MemoryLink.objects.filter(Q(source_id__in=ids) | Q(target_id__in=ids))
+    return [node_payload(memory) for memory in memories], _edges(links)
+
+def memories_merged(merged: Memory, source_ids: list) -> dict:
+    """The merged node with its edges both ways; the sources (``merged_from``) leave the graph."""
+    [node], edges = _node_with_edges([merged])
+    return {"node": node, "edges": edges, "merged_from": [str(source_id) for source_id in source_ids]}
+
+def memory_forgotten(memory_id, *, reason: str, restore_deadline) -> dict:
+    """The node leaves the graph; until ``restore_deadline`` (None: never, it is gone for good) it can come back."""
+    return {"id": str(memory_id), "reason": reason,
+            "restore_deadline": restore_deadline.isoformat() if restore_deadline else None}
+
+def undo_applied(restored: list[Memory], removed_ids: list, operation: str) -> dict:
+    """The nodes an undo brought back, with their edges both ways, and the nodes it removed (a merge's result)."""
+    nodes, edges = _node_with_edges(restored)
+    return {"operation": operation, "nodes": nodes, "edges": edges,
+            "removed": [str(memory_id) for memory_id in removed_ids]}

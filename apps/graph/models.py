@@ -15,6 +15,9 @@ class GraphEvent(models.Model):
         MEMORY_RESTORED = "memory.restored", "Memory restored"
         MEMORY_HARD_DELETED = "memory.hard_deleted", "Memory hard-deleted"
         MEMORY_BOOSTED = "memory.boosted", "Memory boosted"
+        MEMORIES_MERGED = "memories.merged", "Memories merged"
+        MEMORY_FORGOTTEN = "memory.forgotten", "Memory forgotten"
+        UNDO_APPLIED = "undo.applied", "Undo applied"
 
     id = models.BigAutoField(primary_key=True)
     cube = models.ForeignKey("cubes.Cube", on_delete=models.CASCADE, related_name="graph_events")

@@ -178,6 +178,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "apps.graph.tasks.prune_graph_events",
         "schedule": 3600,
     },
+    "cognition-purge-expired": {
+        "task": "cognition.purge_expired",
+        "schedule": 3600,
+    },
 }
 
 # --- Live graph (Channels) ----------------------------------------------------------------------

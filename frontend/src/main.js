@@ -195,19 +195,17 @@ class GraphApp {
       if (payload.outgoing_edges) changed.push(...this.replaceOutgoing(payload.node.id, payload.outgoing_edges));
     } else if (kind === "memory.relinked") {
       changed.push(payload.id, ...this.replaceOutgoing(payload.id, payload.outgoing_edges));
-    } else if (kind === "memory.soft_deleted" || kind === "memory.hard_deleted") {
-      if (this.graph.hasNode(payload.id)) {
-        this.graph.forEachNeighbor(payload.id, (neighbour) => changed.push(neighbour));
-        this.graph.dropNode(payload.id);
-        this.total = Math.max(0, this.total - 1);
-      }
+    } else if (kind === "memory.soft_deleted" || kind === "memory.hard_deleted" || kind === "memory.forgotten") {
+      changed.push(...this.removeNode(payload.id));
     } else if (kind === "memory.restored") {
-      if (this.matchesFilters(payload.node)) {
-        if (!this.graph.hasNode(payload.node.id)) this.total += 1;
-        this.upsertNode(payload.node, payload.edges);
-        changed.push(payload.node.id);
-        for (const edge of payload.edges) changed.push(this.addEdge(edge));
-      }
+      changed.push(...this.restoreNode(payload.node, payload.edges));
+    } else if (kind === "memories.merged") {
+      // The sources leave the graph and their edges come back on the merged node.
+      for (const id of payload.merged_from) changed.push(...this.removeNode(id));
+      changed.push(...this.restoreNode(payload.node, payload.edges));
+    } else if (kind === "undo.applied") {
+      for (const id of payload.removed) changed.push(...this.removeNode(id));
+      for (const node of payload.nodes) changed.push(...this.restoreNode(node, payload.edges));
     }
     this.eventsApplied += 1;
     if (this.capped) this.recountSoon();
@@ -244,6 +242,21 @@ class GraphApp {
       this.graph.addNode(node.id, this.nodeAttributes(node, this.placeNear(node.id, edges)));
       this.added.set(node.id, Date.now());
     }
+  }
+
+  removeNode(id) {
+    if (!this.graph.hasNode(id)) return [];
+    const neighbours = this.graph.neighbors(id);
+    this.graph.dropNode(id);
+    this.total = Math.max(0, this.total - 1);
+    return neighbours;
+  }
+
+  restoreNode(node, edges) {
+    if (!this.matchesFilters(node)) return [];
+    if (!this.graph.hasNode(node.id)) this.total += 1;
+    this.upsertNode(node, edges);
+    return [node.id, ...edges.map((edge) => this.addEdge(edge))];
   }
 
   updateNode(node) {

@@ -110,6 +110,8 @@ def strategy(schema: dict) -> st.SearchStrategy:
     if kind == "string":
         if schema.get("format") == "date-time":
             return st.datetimes(timezones=st.just(timezone.utc)).map(lambda moment: moment.isoformat())
+        if schema.get("format") == "uuid":
+            return st.uuids().map(str)
         if "pattern" in schema:
             text = st.from_regex(schema["pattern"], fullmatch=True)
         else:
@@ -151,7 +153,8 @@ def typical(schema: dict, *, required_only: bool = False) -> Any:
         return {name: typical(sub, required_only=required_only) for name, sub in schema["properties"].items()
                 if name in required or not required_only}
     if kind == "array":
-        return [typical(schema.get("items", {"type": "string"}), required_only=required_only)]
+        return [typical(schema.get("items", {"type": "string"}), required_only=required_only)] * \
+            max(schema.get("minItems", 1), 1)
     if kind in ("number", "integer"):
         # The smallest whole number from 1 that the range allows: cheap where a number costs (think_parallel's
         # timeout is its 1000 ms floor), and 1 where the range is 0-1.
@@ -160,6 +163,8 @@ def typical(schema: dict, *, required_only: bool = False) -> Any:
         return True
     if schema.get("format") == "date-time":
         return "2026-01-02T03:04:05Z"
+    if schema.get("format") == "uuid":
+        return "5a1c3f0e-8d2b-4c6a-9e7f-0b1d2c3e4f5a"
     return TEXT
 
 
@@ -168,7 +173,8 @@ def normalised(key: str) -> str:
 
 
 def is_id(key) -> bool:
-    return isinstance(key, str) and (normalised(key).endswith("id") or normalised(key).endswith("ids"))
+    # A reversal hash (Context Graph's undo) names a thing of the caller's as an id does.
+    return isinstance(key, str) and normalised(key).endswith(("id", "ids", "hash"))
 
 
 def grounded(value: Any, ids: dict[str, Any], tool: str) -> Any:
@@ -328,6 +334,16 @@ async def make_data(raw_token: str, username: str) -> dict[str, Any]:
         project = started["project"]["id"]
         issue = await payload_of(client, "mind_add_issue", {"title": "Flaky login", "description": "Fails at times",
                                                             "project_id": project})
+    async with in_process(raw_token, "thoughtmcp") as client:
+        notes = [(await payload_of(client, "store_memory", {
+            "content": f"{username} note {n}: the staging server restarts nightly", "userId": username,
+            "sessionId": "fuzz", "primarySector": "semantic"}))["data"]["memoryId"] for n in range(5)]
+    async with in_process(raw_token, "context-graph") as client:
+        # A node in the trash by hash, and one by id, for the undo tools; a pair to merge; one to forget.
+        forgotten = await payload_of(client, "forget_concept", {"node_id": notes[3], "reason": "obsolete"})
+        await payload_of(client, "forget_concept", {"node_id": notes[4], "reason": "obsolete"})
+    ids.update({"sourcenodeids@merge_concepts": notes[:2], "nodeid@forget_concept": notes[2],
+                "reversalhash@restore_from_hash": forgotten["reversal_hash"], "nodeid@restore_concept": notes[4]})
     async with in_process(raw_token, "thoughtbox") as client:
         thought = await payload_of(client, "thoughtbox", {"thought": "First", "thoughtNumber": 1, "totalThoughts": 2,
                                                           "nextThoughtNeeded": True})
@@ -360,8 +376,8 @@ def profile_ids(ids: dict[str, Any], profile: str) -> dict[str, Any]:
     out = dict(ids)
     if profile == "memgos":
         out["memoryid"] = ids["memgosmemoryid"]
-    if profile == "context-graph":
-        out.update(nodeid=ids["memoryid"], sessionid=ids["graphsessionid"])
+    if profile == "context-graph":  # its nodes are memories; a reference is to another one
+        out.update(nodeid=ids["memoryid"], referencenodeid=ids["memgosmemoryid"], sessionid=ids["graphsessionid"])
     return out
 
 

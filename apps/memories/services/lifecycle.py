@@ -12,6 +12,7 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.core.commits import unflushed_commit_sql
 from apps.core.exceptions import InvalidInput, NotFound, PermissionDenied
+from apps.core.limits import BOOST_FACTOR
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
 from apps.memories import changes
@@ -32,6 +33,8 @@ REINFORCE_WINDOW_SECONDS = 3600
 # Decay: strength x exp(-rate x sector factor x days since last brought up to date), floored.
 SECTOR_DECAY_FACTORS = {"episodic": 1.5, "semantic": 0.5, "procedural": 0.7, "emotional": 1.2, "reflective": 0.8}
 DECAY_FLOOR = 0.1
+# Why a boost was made, kept with its record.
+MAX_BOOST_REASON_CHARS = 256
 
 
 def _get_writable(*, actor: User, memory_id, include_deleted: bool = True, curator: bool = False) -> Memory:
@@ -147,6 +150,19 @@ def memory_delete(*, actor: User, memory_id, soft: bool = True, curator: bool = 
 
 
 @transaction.atomic
+def memory_purge(*, memory_id) -> bool:
+    """The system's hard delete of a soft-deleted memory whose time in the trash is over (cognition's purge): the
+    row goes with its vectors, links, profile and notes. False when it is gone already or was restored meanwhile,
+    so running it twice is running it once."""
+    memory = Memory.objects.select_for_update().filter(pk=memory_id, deleted_at__isnull=False).first()
+    if memory is None:
+        return False
+    changes.report([Change(Action.PURGED, str(memory.pk), memory.owner_id, None)])
+    memory.delete()
+    return True
+
+
+@transaction.atomic
 def memory_restore(*, actor: User, memory_id, curator: bool = False) -> Memory:
     memory = _get_writable(actor=actor, memory_id=memory_id, curator=curator)
     if memory.deleted_at is None:
@@ -162,16 +178,28 @@ def memory_restore(*, actor: User, memory_id, curator: bool = False) -> Memory:
 
 
 @transaction.atomic
-def memory_boost(*, actor: User, memory_id, amount: float = 0.1, curator: bool = False) -> Memory:
-    """Raise a memory's importance (curation from the admin and the dashboard)."""
-    amount = clean_unit(amount, field_name="amount")
+def memory_boost(*, actor: User, memory_id, amount: float = 0.1, factor: float | None = None, reason: str = "",
+                 curator: bool = False) -> Memory:
+    """Raise a memory's importance (curation from the admin and the dashboard) by ``amount``, and its salience by
+    half that; or, with ``factor`` (Context Graph's boost_importance), set importance to clamp(importance x factor,
+    0, 1), where a factor below 1 lowers it and salience stays."""
+    if factor is not None:
+        factor = BOOST_FACTOR.clean(factor, field="factor")
+    else:
+        amount = clean_unit(amount, field_name="amount")
+    reason = clean_text(reason, field_name="reason", max_chars=MAX_BOOST_REASON_CHARS)
     memory = _get_writable(actor=actor, memory_id=memory_id, include_deleted=False, curator=curator)
     before = memory.importance
-    memory.importance = round(min(1.0, memory.importance + amount), 4)
-    memory.salience = round(min(1.0, memory.salience + amount / 2), 4)
+    if factor is not None:
+        memory.importance = round(min(1.0, max(0.0, memory.importance * factor)), 6)
+    else:
+        memory.importance = round(min(1.0, memory.importance + amount), 4)
+        memory.salience = round(min(1.0, memory.salience + amount / 2), 4)
     memory.save(update_fields=["importance", "salience", "updated_at"])
-    changes.report([Change(Action.BOOSTED, str(memory.pk), memory.owner_id, actor.pk,
-                           {"fields": {"importance": [before, memory.importance]}})])
+    detail = {"fields": {"importance": [before, memory.importance]}}
+    if reason:
+        detail["reason"] = reason
+    changes.report([Change(Action.BOOSTED, str(memory.pk), memory.owner_id, actor.pk, detail)])
     events.publish_after_commit(events.Kind.MEMORY_BOOSTED, memory.cube_id, events.memory_changed(memory))
     return memory
 

@@ -1,0 +1,53 @@
+"""The end of the retention: what the trash and the undo log keep for UNDO_RETENTION_DAYS, and the scratchpad for
+its TTL, is removed for good once expired (the hourly cognition.purge_expired task).
+
+Each tombstone's node and each undo snapshot goes in a transaction of its own, so a run that dies half-way has
+removed some of them completely and left the others untouched; the next run picks up the rest. A node whose
+tombstone expired is purged only if it is still in the trash (restored meanwhile: only the tombstone goes)."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.cognition.models import ScratchpadItem, Tombstone, UndoEntry
+from apps.memories.services import memory_purge
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PurgeReport:
+    nodes_purged: int
+    tombstones_dropped: int
+    snapshots_dropped: int
+    scratchpad_dropped: int
+
+
+def expired_purge(*, now: datetime | None = None) -> PurgeReport:
+    now = now or timezone.now()
+    purged = dropped = 0
+    expired = Tombstone.objects.filter(deadline__lte=now).order_by("deadline", "memory_id")
+    for memory_id in list(expired.values_list("memory_id", flat=True)):
+        with transaction.atomic():
+            tombstone = Tombstone.objects.select_for_update().filter(memory_id=memory_id, deadline__lte=now).first()
+            if tombstone is None:  # restored, or purged by a concurrent run, since the list was read
+                continue
+            if memory_purge(memory_id=memory_id):  # the tombstone goes with the memory (cascade)
+                purged += 1
+            else:
+                tombstone.delete()
+                dropped += 1
+    snapshots = 0
+    for reversal_hash in list(UndoEntry.objects.filter(expires_at__lte=now).values_list("pk", flat=True)):
+        with transaction.atomic():
+            snapshots += UndoEntry.objects.filter(pk=reversal_hash, expires_at__lte=now).delete()[0]
+    scratchpad, _ = ScratchpadItem.objects.filter(expires_at__lte=now).delete()
+    report = PurgeReport(nodes_purged=purged, tombstones_dropped=dropped, snapshots_dropped=snapshots,
+                         scratchpad_dropped=scratchpad)
+    logger.info("Purged expired Context Graph state: %s nodes (with their vectors and links), %s stale tombstones, "
+                "%s undo snapshots, %s scratchpad items", purged, dropped, snapshots, scratchpad)
+    return report

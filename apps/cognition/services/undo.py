@@ -1,0 +1,278 @@
+"""The undo log: what a merge or a forget changed, row by row, and putting it back.
+
+A snapshot holds each affected memory row with its id and every field, its vector (embedding and token count), its
+links both ways (type, weight, traversal count, timestamps, link id), its NodeProfile and its annotations, as
+Django's serializer writes rows, plus the rows the operation made (a merged node). Rows are put back with the
+deserializer's raw save, which keeps every field as it was (auto_now timestamps included): the restored rows equal
+the snapshot field by field. A snapshot is reached by its unguessable reversal hash, by its owner only, once, until
+it expires (UNDO_RETENTION_DAYS).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.core import serializers
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from apps.accounts.models import User
+from apps.cognition.limits import UNDO_RETENTION_DAYS
+from apps.cognition.models import Annotation, NodeProfile, Tombstone, UndoEntry
+from apps.core.exceptions import Conflict, InvalidInput, NotFound, PermissionDenied
+from apps.cubes.access import cube_ids_writable
+from apps.graph import events
+from apps.memories import changes
+from apps.memories.changes import Action, Change
+from apps.memories.models import Memory, MemoryLink, MemoryVector
+from apps.memories.services import memory_delete
+
+SNAPSHOT_VERSION = 1
+# Computed by PostgreSQL from the content: never written, so never kept.
+_GENERATED = {"search_vector"}
+# The row sets of a snapshot, in the order they are put back (each after the rows it refers to).
+_ROWS = (("memories", Memory), ("vectors", MemoryVector), ("profiles", NodeProfile), ("links", MemoryLink),
+         ("annotations", Annotation))
+
+
+def retention_deadline(now: datetime | None = None) -> datetime:
+    return (now or timezone.now()) + timedelta(days=UNDO_RETENTION_DAYS)
+
+
+def _json_value(value):
+    # Full precision: DjangoJSONEncoder would cut datetimes to milliseconds, and then no restore is exact.
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    raise TypeError(f"cannot keep {type(value).__name__} in a snapshot")
+
+
+def _rows(queryset) -> list[dict]:
+    rows = serializers.serialize("python", queryset)
+    for row in rows:
+        for name in _GENERATED:
+            row["fields"].pop(name, None)
+    return json.loads(json.dumps(rows, default=_json_value))
+
+
+def snapshot_take(memory_ids: list) -> dict:
+    """Every row of these memories that a merge or forget may change, as the undo puts it back."""
+    ids = [str(memory_id) for memory_id in memory_ids]
+    return {
+        "version": SNAPSHOT_VERSION,
+        "memories": _rows(Memory.objects.filter(pk__in=ids).order_by("pk")),
+        "vectors": _rows(MemoryVector.objects.filter(memory_id__in=ids).order_by("pk")),
+        "profiles": _rows(NodeProfile.objects.filter(memory_id__in=ids).order_by("pk")),
+        "links": _rows(MemoryLink.objects.filter(Q(source_id__in=ids) | Q(target_id__in=ids)).order_by("pk")),
+        "annotations": _rows(Annotation.objects.filter(memory_id__in=ids).order_by("pk")),
+        # Rows the operation makes (a merged node): the undo removes them. Filled in by the operation.
+        "made": {"memories": []},
+    }
+
+
+def undo_record(*, actor: User, operation: str, node_ids: list, snapshot: dict, now: datetime | None = None
+                ) -> UndoEntry:
+    """Keep a snapshot under a new unguessable hash, for the actor, until the retention deadline."""
+    return UndoEntry.objects.create(
+        reversal_hash=secrets.token_hex(32), owner=actor, operation=operation,
+        node_ids=[str(node_id) for node_id in node_ids], snapshot=snapshot, expires_at=retention_deadline(now),
+    )
+
+
+@dataclass(frozen=True)
+class UndoPlan:
+    """What executing an undo would do, judged against the graph as it is now."""
+
+    entry: UndoEntry
+    # Memories that come back (all of the snapshot's), and those of them that are hidden or gone now.
+    restored_nodes: list[str]
+    added_nodes: list[str]
+    # Links the undo brings back (removed by the operation, both ends there afterwards) and those it cannot (the
+    # other end is gone for good).
+    restored_edges: int
+    lost_edges: int
+    # Rows the operation made that the undo removes, with what hangs on them now.
+    removed_nodes: list[str]
+    removed_links: int
+    removed_annotations: int
+    # Live rows the undo changes back: {node_id: [field names]}.
+    changed: dict[str, list[str]]
+    digest: str
+
+    def as_dict(self) -> dict:
+        return {
+            "adds": {"nodes": self.added_nodes, "edges": self.restored_edges},
+            "removes": {"nodes": self.removed_nodes, "edges": self.removed_links,
+                        "annotations": self.removed_annotations},
+            "changes": [{"node_id": node_id, "fields": fields} for node_id, fields in self.changed.items()],
+            "edges_lost": self.lost_edges,
+        }
+
+
+def _entry_for(*, actor: User, reversal_hash, lock: bool = False) -> UndoEntry:
+    if not isinstance(reversal_hash, str) or not reversal_hash.strip():
+        raise InvalidInput("reversal_hash must be the hash a merge_concepts or forget_concept answer gave.",
+                           field="reversal_hash")
+    entries = UndoEntry.objects.select_for_update() if lock else UndoEntry.objects
+    entry = entries.filter(reversal_hash=reversal_hash.strip(), owner=actor).first()
+    if entry is None:
+        raise NotFound("Unknown reversal_hash: no merge or forget of yours has it.", extra={
+            "field": "reversal_hash",
+            "suggestion": "Use the reversal_hash from your own merge_concepts or forget_concept answer; "
+                          "search_tombstones lists what can come back."})
+    if entry.used_at is not None:
+        raise InvalidInput(f"This reversal_hash was used already, at {entry.used_at.isoformat()}: an undo runs once.",
+                           field="reversal_hash")
+    if entry.expires_at <= timezone.now():
+        raise InvalidInput(f"This reversal_hash expired at {entry.expires_at.isoformat()}: undo is kept "
+                           f"{UNDO_RETENTION_DAYS} days.", field="reversal_hash")
+    return entry
+
+
+def _cube_ids(entry: UndoEntry) -> set[str]:
+    return {row["fields"]["cube"] for row in entry.snapshot["memories"]}
+
+
+def _check_writable(actor: User, entry: UndoEntry) -> None:
+    writable = set(cube_ids_writable(actor=actor).filter(id__in=_cube_ids(entry)).values_list("id", flat=True))
+    if not _cube_ids(entry) <= writable:
+        raise PermissionDenied("You can no longer write the cube these nodes are in, so they cannot be restored.",
+                               extra={"field": "reversal_hash"})
+
+
+def _plan(entry: UndoEntry) -> UndoPlan:
+    snapshot = entry.snapshot
+    node_ids = [row["pk"] for row in snapshot["memories"]]
+    made = [str(memory_id) for memory_id in snapshot["made"]["memories"]]
+    current = {row["pk"]: row["fields"] for row in _rows(Memory.objects.filter(pk__in=node_ids + made))}
+    live = {pk for pk, fields in current.items() if fields["deleted_at"] is None}
+    added = [pk for pk in node_ids if pk not in live]
+    changed = {}
+    for row in snapshot["memories"]:
+        now_fields = current.get(row["pk"])
+        if now_fields is not None and row["pk"] in live:
+            fields = sorted(name for name, value in row["fields"].items() if now_fields.get(name) != value)
+            if fields:
+                changed[row["pk"]] = fields
+    removed = [pk for pk in made if pk in current]
+    # After the undo these exist: the snapshot's memories, and every other memory still present now.
+    others = {str(pk) for row in snapshot["links"] for pk in (row["fields"]["source"], row["fields"]["target"])}
+    present = {str(pk) for pk in Memory.objects.filter(pk__in=others - set(made)).values_list("pk", flat=True)}
+    present |= set(node_ids)
+    restorable = [row for row in snapshot["links"]
+                  if row["fields"]["source"] in present and row["fields"]["target"] in present]
+    # A link the operation left in place (a forget without cascade_edges) is rewritten as it was, not brought back.
+    standing = set(MemoryLink.objects.filter(pk__in=[row["pk"] for row in restorable]).values_list("pk", flat=True))
+    hanging = MemoryLink.objects.filter(Q(source_id__in=removed) | Q(target_id__in=removed))
+    removed_links = sorted((str(link[0]), str(link[1]), link[2]) for link in hanging.values_list(
+        "source_id", "target_id", "weight"))
+    removed_annotations = sorted(str(pk) for pk in Annotation.objects.filter(memory_id__in=removed)
+                                 .values_list("pk", flat=True))
+    # The digest covers the plan and the state it was judged on: any write to these rows since changes it.
+    state = {"rows": {pk: current[pk].get("updated_at") for pk in sorted(current)}, "links": removed_links,
+             "annotations": removed_annotations, "added": added, "changed": changed,
+             "restorable": sorted(row["pk"] for row in restorable)}
+    digest = hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
+    return UndoPlan(entry=entry, restored_nodes=node_ids, added_nodes=added,
+                    restored_edges=len([row for row in restorable if row["pk"] not in standing]),
+                    lost_edges=len(snapshot["links"]) - len(restorable), removed_nodes=removed,
+                    removed_links=len(removed_links), removed_annotations=len(removed_annotations), changed=changed,
+                    digest=digest)
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    plan: UndoPlan
+    executed: bool
+
+
+def undo_apply(*, actor: User, reversal_hash, preview: bool = True) -> UndoResult:
+    """Preview (the default): what the undo would add, remove and change, changing nothing in the graph (the
+    preview's digest is kept, so that an undo whose plan has changed since is refused). Execute: put every row of
+    the snapshot back as it was, remove what the operation made, and use up the hash."""
+    if preview:
+        entry = _entry_for(actor=actor, reversal_hash=reversal_hash)
+        _check_writable(actor, entry)
+        plan = _plan(entry)
+        UndoEntry.objects.filter(pk=entry.pk).update(previewed_digest=plan.digest)
+        return UndoResult(plan=plan, executed=False)
+    with transaction.atomic():
+        entry = _entry_for(actor=actor, reversal_hash=reversal_hash, lock=True)
+        _check_writable(actor, entry)
+        plan = _plan(entry)
+        if entry.previewed_digest and entry.previewed_digest != plan.digest:
+            raise Conflict("The graph changed since this undo was previewed, so it would no longer do what the "
+                           "preview showed.", extra={
+                               "field": "reversal_hash",
+                               "suggestion": "Preview it again (preview: true), check the plan, then execute."})
+        _execute(actor, entry, plan)
+    return UndoResult(plan=plan, executed=True)
+
+
+def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
+    snapshot = entry.snapshot
+    for memory_id in plan.removed_nodes:
+        memory_delete(actor=actor, memory_id=memory_id, soft=False)
+    Tombstone.objects.filter(memory_id__in=plan.restored_nodes).delete()
+    links = snapshot["links"]
+    # A link made since between the same two nodes would stand in the way of the original (one per pair).
+    pairs = {(row["fields"]["source"], row["fields"]["target"]) for row in links}
+    kept = {row["pk"] for row in links}
+    in_the_way = [link.pk for link in MemoryLink.objects.filter(
+        source_id__in={source for source, _ in pairs}, target_id__in={target for _, target in pairs},
+    ).exclude(pk__in=kept) if (str(link.source_id), str(link.target_id)) in pairs]
+    MemoryLink.objects.filter(pk__in=in_the_way).delete()
+    present = {str(pk) for pk in Memory.objects.filter(
+        pk__in={pk for pair in pairs for pk in pair}).values_list("pk", flat=True)} | set(plan.restored_nodes)
+    existing = set(Memory.objects.filter(pk__in={
+        row["fields"]["reference"] for row in snapshot["annotations"] if row["fields"].get("reference")
+    }).values_list("pk", flat=True))
+    for name, _ in _ROWS:
+        rows = snapshot[name]
+        if name == "links":
+            rows = [row for row in rows if row["fields"]["source"] in present and row["fields"]["target"] in present]
+        if name == "annotations":  # a referenced node that is gone for good leaves the note without its reference
+            rows = [{**row, "fields": {**row["fields"], "reference": row["fields"]["reference"]
+                                       if row["fields"].get("reference") and uuid.UUID(row["fields"]["reference"])
+                                       in existing else None}} for row in rows]
+        for restored in serializers.deserialize("python", rows):
+            restored.save()
+    entry.used_at = timezone.now()
+    entry.save(update_fields=["used_at"])
+    memories = list(Memory.objects.filter(pk__in=plan.restored_nodes))
+    changes.report(Change(Action.RESTORED, str(memory.pk), memory.owner_id, actor.pk,
+                          {"reversal_hash": entry.reversal_hash, "operation": entry.operation,
+                           "removed": plan.removed_nodes})
+                   for memory in memories)
+    by_cube: dict[str, list[Memory]] = {}
+    for memory in memories:
+        by_cube.setdefault(memory.cube_id, []).append(memory)
+    for cube_id, restored in by_cube.items():
+        events.publish_after_commit(events.Kind.UNDO_APPLIED, cube_id,
+                                    events.undo_applied(restored, plan.removed_nodes, entry.operation))
+
+
+def undo_for_node(*, actor: User, node_id) -> str:
+    """The reversal hash of the operation that removed this node (its forget, or the merge it went into), for
+    restore_concept: the node must be in the actor's trash, restorable, and the undo the actor's own."""
+    try:
+        memory_id = uuid.UUID(str(node_id))
+    except ValueError:
+        raise InvalidInput("node_id must be a UUID.", field="node_id") from None
+    tombstone = (Tombstone.objects.select_related("undo", "memory")
+                 .filter(memory_id=memory_id, memory__cube_id__in=cube_ids_writable(actor=actor),
+                         memory__deleted_at__isnull=False).first())
+    if tombstone is None:
+        raise NotFound(f"Node {memory_id} is not in your trash: it is live, gone for good, or not yours.",
+                       extra={"field": "node_id", "suggestion": "search_tombstones lists the nodes you can restore."})
+    undo = tombstone.undo
+    if undo is None or undo.owner_id != actor.pk or undo.used_at is not None or undo.expires_at <= timezone.now():
+        raise InvalidInput(f"Node {memory_id} cannot be restored by you: its undo has expired, or it belongs to "
+                           f"whoever removed the node.", field="node_id")
+    return undo.reversal_hash
