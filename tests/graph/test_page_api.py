@@ -158,12 +158,13 @@ def test_the_page_session_needs_its_csrf_token(user, pair):
 
 def test_curation_takes_a_bounded_number_of_queries(api, pair, django_assert_max_num_queries):
     a, b = pair
-    # Token auth, the memory and its cube's write check, the update (the event is stored after commit).
-    with django_assert_max_num_queries(7):
+    # Token auth, the memory and its cube's write check, the update and its lineage record (the live event is
+    # stored after commit).
+    with django_assert_max_num_queries(8):
         assert api.post(boost_url(a.pk), {}, format="json").status_code == 200
-    with django_assert_max_num_queries(14):
+    with django_assert_max_num_queries(15):
         assert api.post(LINKS, {"source": str(a.pk), "target": str(b.pk)}, format="json").status_code == 201
-    with django_assert_max_num_queries(10):
+    with django_assert_max_num_queries(11):
         assert api.delete(unlink_url(a.pk, b.pk)).status_code == 200
 
 
