@@ -38,3 +38,4 @@ def tasks_close_for(*, owner: User, node_ids: Iterable, actor: User | None) -> i
     return CurationTask.objects.filter(
         owner=owner, status=CurationTask.Status.OPEN, node_ids__overlap=_node_set(node_ids),
     ).update(status=CurationTask.Status.DONE, closed_at=timezone.now(), closed_by=actor, updated_at=timezone.now())
+
