@@ -22,7 +22,7 @@ from apps.mcp.server import build_server
 from apps.memories.services import memory_store_many
 from apps.memories.services.curation import memory_link
 from tests.contracts import contract
-from tests.mcp.support import in_process
+from tests.mcp.support import in_process, over_http
 from tests.query_counts import store_batch
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -200,6 +200,20 @@ async def test_users_see_only_their_own_nodes_sessions_and_tasks(user, other_use
         return set(CurationTask.objects.values_list("owner__username", flat=True))
 
     assert await task_owners() == {"alice"}
+
+
+async def test_over_http_the_answer_and_its_tags_round_trip(live_url, user, alice_token):
+    memories = await graph_of(user)
+    async with over_http(live_url + "/mcp/context-graph/", alice_token) as client:
+        injected = answer(await client.call_tool("inject_context", {
+            "query": "which PostgreSQL does the payments service use", "max_tokens": 100,
+            "distillation_mode": "structured"}))
+        assert injected["tokens_used"] <= 100 and injected["distillation_applied"] == "structured"
+        assert_pulse(injected)
+        tag = citation_tag(memories[4].pk)
+        assert tag in injected["context"]
+        hydrated = answer(await client.call_tool("hydrate_citation", {"citation_tags": [tag]}))
+    assert hydrated["expansions"][0]["raw_content"] == NOTES[4]
 
 
 def _call(token: str, arguments: dict) -> dict:
