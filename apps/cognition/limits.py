@@ -156,8 +156,9 @@ VERBOSITY = Range(0, 2, default=1)
 AUTO_RAW_TOKENS = 2048
 # A distillation keeps at most this share of the raw context's tokens (and never more than max_tokens).
 DISTILLED_SHARE = 0.5
-# Sentences compared with the query per call, taken from the best-ranked nodes first (each is embedded).
-DISTILL_SENTENCES = 256
+# Passages compared with the query per call, from the best-ranked nodes first: each is embedded (a few ms apiece on
+# a CPU), so a critical pool of long nodes does not embed thousands; the rest rank by their node's score alone.
+DISTILL_SENTENCES = 96
 # Two retrieved nodes this similar (cosine of their vectors) conflict when no path of CONFLICT_HOPS links joins them,
 # or when their texts clash (a negation in one only, different numbers after the same word).
 CONFLICT_COSINE = 0.8
