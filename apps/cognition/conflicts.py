@@ -4,6 +4,7 @@ when the same word is followed by different numbers ("version 2.1" / "version 3.
 share."""
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -67,10 +68,24 @@ def _is_key(word: str) -> bool:
     return word not in STOPWORDS and word not in NEGATIONS and not is_number(word)
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What the checks read of a text, once: a node meets many others in one call."""
+
+    negated: bool
+    numbers: dict[str, set[str]]
+    content: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=2048)
+def reading(text: str) -> Reading:
+    return Reading(negated(text), numbers_by_word(text), tuple(content_words(text)))
+
+
 def topic(a: str, b: str, *, key: str | None = None) -> str:
     """The first few content words both texts have (and ``key``, the word a number clash is about)."""
-    shared_words = set(content_words(b))
-    shared = [word for word in content_words(a) if word in shared_words][:TOPIC_WORDS]
+    shared_words = set(reading(b).content)
+    shared = [word for word in reading(a).content if word in shared_words][:TOPIC_WORDS]
     if key and key not in shared:
         shared = [*shared[:TOPIC_WORDS - 1], key]
     return " ".join(shared)
@@ -78,10 +93,10 @@ def topic(a: str, b: str, *, key: str | None = None) -> str:
 
 def clash(a: str, b: str) -> Clash | None:
     """Whether two texts contradict each other by negation or by numbers, and on what."""
-    if negated(a) != negated(b):
+    first, second = reading(a), reading(b)
+    if first.negated != second.negated:
         return Clash("negation", topic(a, b))
-    numbers_a, numbers_b = numbers_by_word(a), numbers_by_word(b)
-    for key in numbers_a:
-        if key in numbers_b and numbers_a[key] != numbers_b[key]:
+    for key, numbers in first.numbers.items():
+        if key in second.numbers and numbers != second.numbers[key]:
             return Clash("numbers", topic(a, b, key=key))
     return None
