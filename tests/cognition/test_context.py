@@ -8,13 +8,14 @@ import uuid
 
 import pytest
 
+from apps.cognition import conflicts
 from apps.cognition.citations import citation_tag
 from apps.cognition.limits import AUTO_RAW_TOKENS, CONTEXT_POOL
 from apps.cognition.models import CgSession, CurationTask, NodeProfile, SessionItem
 from apps.cognition.selectors.citations import citation_hydrate
 from apps.cognition.services.context import context_inject
 from apps.core.exceptions import InvalidInput, NotFound
-from apps.memories.embeddings import count_text_tokens
+from apps.memories.embeddings import clip_to_tokens, count_text_tokens
 from apps.memories.services import memory_delete, memory_store_many
 from apps.memories.services.curation import memory_link
 
@@ -51,6 +52,36 @@ def inject(user, query, **arguments):
 def counted(text: str) -> int:
     [tokens] = count_text_tokens([text])
     return tokens
+
+
+# --- the token counter and the text checks (no database) -------------------------------------------------------------
+
+def test_the_counter_counts_whole_texts_and_cuts_between_words():
+    text = "Unbelievable things happen: PostgreSQL 16.2 isn't MySQL. " * 40
+    [whole] = count_text_tokens([text])
+    assert whole > 256  # the model reads at most 256 tokens; a budget counts them all
+    assert count_text_tokens([text, text + "\n\n" + text]) == [whole, 2 * whole]  # blocks joined by space add up
+    for limit in (1, 7, 50, 299):
+        clipped = clip_to_tokens(text, limit)
+        assert counted(clipped) <= limit and text.startswith(clipped)
+        assert clipped == "" or text[len(clipped)] in " .:'"  # never inside a word
+    assert clip_to_tokens(text, whole) == text
+
+
+@pytest.mark.parametrize("a, b, reason, topic", [
+    ("Library X uses version 2.1 in production.", "Library X uses version 3.0 in production.", "numbers",
+     "library x uses version"),
+    ("The API supports pagination.", "The API does not support pagination.", "negation", "api pagination"),
+    ("Use PostgreSQL 15 with a timeout of 30 seconds.", "Use PostgreSQL 15 with a timeout of 60 seconds.",
+     "numbers", "use postgresql timeout seconds"),
+])
+def test_texts_clash_by_negation_or_numbers_after_the_same_word(a, b, reason, topic):
+    assert conflicts.clash(a, b) == conflicts.Clash(reason, topic)
+
+
+def test_the_same_numbers_or_other_words_do_not_clash():
+    assert conflicts.clash("Station 3 was checked.", "Station 3 was checked twice.") is None
+    assert conflicts.clash("Port 80 is open.", "Release 81 shipped.") is None
 
 
 # --- the token budget ------------------------------------------------------------------------------------------------
