@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from apps.cognition.citations import citation_tag
 from apps.cognition.limits import (
@@ -175,7 +175,7 @@ def _scored(sources, passages, query_vector, *, code_first: bool) -> list[Passag
         vector = stored[passage.source] if passage.source in stored else vectors.get(index)
         similarity = max(0.0, cosine(vector, query_vector)) if vector is not None else 0.0
         score = QUERY_WEIGHT * similarity + NODE_WEIGHT * sources[passage.source].score
-        scored.append(Passage(passage.source, passage.order, passage.text, passage.code, round(score, 6)))
+        scored.append(replace(passage, score=round(score, 6)))
     return sorted(scored, key=lambda passage: (code_first and passage.code, passage.score), reverse=True)
 
 
@@ -192,6 +192,13 @@ def _choose(sources, passages, *, mode, verbosity, budget) -> list[Passage]:
             chosen.append(passage)
             block_cost[passage.source] = cost
             used = grown
+    prose = [passage for passage in passages if not passage.code]
+    if not chosen and prose:  # every passage is longer than the budget: the best sentence, cut between words
+        best = prose[0]
+        [overhead] = count_text_tokens([_block(sources[best.source], [replace(best, text="")], mode=mode,
+                                               verbosity=verbosity)])
+        text = clip_to_tokens(best.text, budget - overhead)
+        chosen = [replace(best, text=text)] if text else []
     return chosen
 
 

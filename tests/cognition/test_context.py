@@ -120,6 +120,15 @@ def test_structured_keeps_the_best_passages_within_the_distilled_budget(user):
     assert result.distilled.compression_ratio == 0.4917  # 1 - 61/120
 
 
+def test_a_sentence_longer_than_the_budget_is_cut_rather_than_dropped(user):
+    [apples] = stored(user, " ".join(["apple"] * 300))
+    result = inject(user, "apple", max_tokens=100, distillation_mode="structured")
+    # "- " (1 token), the tag (its hex splits into 12 or so tokens) and as many apples as the rest allows.
+    tag = citation_tag(apples.pk)
+    assert result.distilled.text == f"- {' '.join(['apple'] * (100 - 1 - counted(tag)))} {tag}"
+    assert result.distilled.tokens_used == 100
+
+
 def test_auto_stays_raw_up_to_2048_tokens_and_distills_above(user):
     stored(user, *DEPLOY_NOTES)
     small = inject(user, "how do deployments work")
