@@ -27,7 +27,7 @@ from apps.cognition.limits import (
     AUTO_RAW_TOKENS, CONTEXT_TOKENS, DISTILL_SENTENCES, DISTILLED_SHARE, DistillationMode,
 )
 from apps.cognition.utl import cosine
-from apps.memories.embeddings import clip_to_tokens, count_text_tokens, embed_texts
+from apps.memories.embeddings import clip_to_tokens, count_text_tokens, embed_for_ranking
 
 # A passage's score: how close it is to the query, and how well its node ranked.
 QUERY_WEIGHT, NODE_WEIGHT = 0.8, 0.2
@@ -169,7 +169,7 @@ def _scored(sources, passages, query_vector, *, code_first: bool) -> list[Passag
     stored = {passage.source: sources[passage.source].vector for passage in passages
               if per_source[passage.source] == 1 and sources[passage.source].vector is not None}
     to_embed = [index for index, passage in enumerate(passages) if passage.source not in stored][:DISTILL_SENTENCES]
-    vectors = dict(zip(to_embed, embed_texts([passages[index].text for index in to_embed])))
+    vectors = dict(zip(to_embed, embed_for_ranking([passages[index].text for index in to_embed])))
     scored = []
     for index, passage in enumerate(passages):
         vector = stored[passage.source] if passage.source in stored else vectors.get(index)
