@@ -122,6 +122,7 @@ TOMBSTONE_TOP_K = Range(1, 100, default=10)
 # would lose one perspective, so merge_concepts links them instead (unless force_merge).
 PRIORS_MIN_COSINE = 0.7
 
+
 # --- inject_context ----------------------------------------------------------------------------------------------
 class Priority(models.TextChoices):
     LOW = "low", "Low"
@@ -167,10 +168,7 @@ CONFLICT_HOPS = 2
 CONFLICT_PAIRS = 5
 # Above this entropy a retrieval's quality is doubtful: inject_context warns (tool gating).
 GATING_ENTROPY = 0.8
-# The bundled mini-graphs: a 2-hop neighbourhood of the best nodes, causal chains and IS-A cones around them.
-BUNDLE_CENTRES = 3
-BUNDLE_HOPS = 2
-BUNDLE_NODES = 50
+# The bundled mini-graphs beside the neighbourhood: causal chains and IS-A cones around the retrieved nodes.
 CAUSAL_HOPS = 3
 CAUSAL_PATHS = 10
 CONE_DEPTH = 2

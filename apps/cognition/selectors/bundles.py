@@ -1,7 +1,8 @@
-"""Small graphs around retrieved nodes, as inject_context bundles them on request: the 2-hop neighbourhood,
-causal chains (along causal links, source = cause) and entailment cones (along hierarchical links, source IS-A
-target: the target is the more general node). Only live nodes the actor may read are walked to or shown; each hop
-is one query for the links of the whole frontier and one for the nodes they reach."""
+"""Small graphs around retrieved nodes, as inject_context bundles them on request (its neighbourhood is
+get_neighborhood's, selectors/graph.py): causal chains (along causal links, source = cause) and entailment cones
+(along hierarchical links, source IS-A target: the target is the more general node). Only live nodes the actor may
+read are walked to or shown; each hop is one query for the links of the whole frontier and one for the nodes they
+reach."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,9 +11,8 @@ from django.db.models import Q
 
 from apps.accounts.models import User
 from apps.cognition.citations import citation_tag
-from apps.cognition.limits import (
-    BUNDLE_CENTRES, BUNDLE_HOPS, BUNDLE_NODES, CAUSAL_HOPS, CAUSAL_PATHS, CONE_DEPTH,
-)
+from apps.cognition.limits import CAUSAL_HOPS, CAUSAL_PATHS, CONE_DEPTH
+from apps.cognition.representations import edge_summary
 from apps.memories.models import MemoryLink
 from apps.memories.selectors import memories_readable
 
@@ -30,8 +30,7 @@ class Edge:
     weight: float
 
     def as_dict(self) -> dict:
-        return {"source": self.source, "target": self.target, "edge_type": self.edge_type,
-                "weight": round(self.weight, 4)}
+        return edge_summary(self.source, self.target, self.edge_type, self.weight)
 
     def other(self, node: str) -> str:
         return self.target if node == self.source else self.source
@@ -55,11 +54,6 @@ def visible_nodes(*, actor: User, node_ids) -> dict[str, dict]:
                                                                                    "importance")
     return {str(pk): {"content": content, "kind": kind, "importance": importance}
             for pk, content, kind, importance in rows}
-
-
-def node_summary(node_id: str, row: dict, score: float) -> dict:
-    return {"node_id": node_id, "content": row["content"][:PREVIEW_CHARS], "kind": row["kind"],
-            "importance": round(row["importance"], 4), "score": round(score, 4)}
 
 
 @dataclass
@@ -106,31 +100,6 @@ def _step(edge: Edge, node: str, direction: str) -> str | None:
     if direction == BACKWARD:
         return edge.source if node == edge.target else None
     return edge.other(node)
-
-
-def neighborhood_get(*, actor: User, scores: dict[str, float], rows: dict[str, dict]) -> dict:
-    """The 2-hop neighbourhood of the best retrieved nodes (``scores``, best first; ``rows``: their visible rows),
-    best-first: a reached node scores its parent's score times the link's weight."""
-    centres = list(scores)[:BUNDLE_CENTRES]
-    walked = walk(actor=actor, roots=centres, hops=BUNDLE_HOPS, direction=BOTH)
-    score = {node: scores[node] for node in centres}
-    edges: dict[tuple[str, str], Edge] = {}
-    for root in centres:
-        for node, (parent, edge) in walked.reached[root].items():
-            if edge is None:
-                continue
-            value = score.get(parent, 0.0) * edge.weight
-            score[node] = max(score.get(node, 0.0), value)
-            edges[(edge.source, edge.target)] = edge
-    known = {**walked.rows, **rows}
-    kept = sorted(score, key=lambda node: (node not in centres, -score[node]))[:BUNDLE_NODES]
-    shown = set(kept)
-    return {
-        "centre": centres,
-        "hops": BUNDLE_HOPS,
-        "nodes": [node_summary(node, known[node], score[node]) for node in kept if node in known],
-        "edges": [edge.as_dict() for edge in edges.values() if edge.source in shown and edge.target in shown],
-    }
 
 
 def causal_paths_list(*, actor: User, node_ids: list[str]) -> list[dict]:

@@ -11,7 +11,8 @@
    fewer joins them, or when their texts clash (apps/cognition/conflicts.py); each conflicting pair gets an
    ambiguity_detected task in the curation inbox.
 5. Tool gating: entropy above GATING_ENTROPY warns that retrieval quality may be low.
-6. Bundles, only those asked for: the 2-hop neighbourhood, causal chains, entailment cones, the conflicting pairs.
+6. Bundles, only those asked for: the 2-hop neighbourhood (get_neighborhood's), causal chains, entailment cones, the
+   conflicting pairs.
 """
 from __future__ import annotations
 
@@ -28,15 +29,16 @@ from apps.cognition.citations import citation_tag
 from apps.cognition.distill import Distilled, Source, distill
 from apps.cognition.limits import (
     CONFLICT_COSINE, CONFLICT_HOPS, CONFLICT_PAIRS, CONTEXT_POOL, CONTEXT_QUERY_CHARS, CONTEXT_TOKENS, GATING_ENTROPY,
-    VERBOSITY, ContextMetadata, DistillationMode, Priority,
+    NEIGHBORHOOD_HOPS, NEIGHBORHOOD_NODES, VERBOSITY, ContextMetadata, DistillationMode, Priority,
 )
 from apps.cognition.models import CgSession, CurationTask, NodeProfile, SessionItem
+from apps.cognition.representations import edge_summary, node_summary
 from apps.cognition.selectors.bundles import (
-    Edge, causal_paths_list, entailment_cones_list, links_touching, neighborhood_get, visible_nodes,
+    Edge, causal_paths_list, entailment_cones_list, links_touching, visible_nodes,
 )
+from apps.cognition.selectors.graph import node_neighborhood
 from apps.cognition.services.inbox import Proposal, tasks_open
 from apps.cognition.services.sessions import Recorded, session_record, session_start
-from apps.cognition.utl import cosine
 from apps.core.exceptions import InvalidInput
 from apps.memories.selectors import memories_readable
 from apps.memories.services import memory_retrieve
@@ -165,15 +167,15 @@ def context_inject(*, actor: User, query, max_tokens=None, session_id=None, prio
                  for node in nodes],
         query_vector=query_vector, max_tokens=max_tokens, mode=mode, verbosity=verbosity)
 
-    nearest = max((cosine(query_vector, node.vector) for node in nodes if node.vector is not None), default=None)
     recorded = session_record(session=session, kind=SessionItem.Kind.QUERY, text=query, vector=query_vector.tolist(),
-                              activated=[(node.node_id, node.score) for node in nodes], nearest_node_cosine=nearest)
+                              activated=[(node.node_id, node.score) for node in nodes],
+                              nearest_node_cosine=retrieved.best_similarity)
     NodeProfile.objects.filter(memory_id__in=[node.node_id for node in nodes]).update(
         activations=F("activations") + 1, last_activated_at=timezone.now())
 
     pairs = _conflicts(similar, edges)
     _open_tasks(actor, pairs, query)
-    bundled = _bundle(actor, metadata, nodes, pairs) if metadata else None
+    bundled = _bundle(actor, metadata, session, nodes, pairs) if metadata else None
     result = InjectedContext(session=session, distilled=distilled, nodes=nodes, recorded=recorded, conflicts=pairs,
                              bundled=bundled)
     result.latency_ms = round((time.perf_counter() - started) * 1000)
@@ -338,14 +340,17 @@ def _open_tasks(actor: User, pairs: list[ConflictPair], query: str) -> None:
 
 # --- bundles ---------------------------------------------------------------------------------------------------------
 
-def _bundle(actor: User, metadata: list[str], nodes: list[Node], pairs: list[ConflictPair]) -> dict:
+def _bundle(actor: User, metadata: list[str], session: CgSession, nodes: list[Node],
+            pairs: list[ConflictPair]) -> dict:
     node_ids = [node.node_id for node in nodes]
     bundled: dict = {}
     if ContextMetadata.NEIGHBORHOOD in metadata:
-        rows = {node.node_id: {"content": node.content, "kind": node.kind, "importance": node.importance}
-                for node in nodes}
-        bundled["neighborhood"] = neighborhood_get(actor=actor, scores={node.node_id: node.score for node in nodes},
-                                                   rows=rows)
+        # get_neighborhood's, around the best nodes this query activated (the session's latest item).
+        found = node_neighborhood(actor=actor, session_id=session.pk, max_hops=NEIGHBORHOOD_HOPS.default,
+                                  max_nodes=NEIGHBORHOOD_NODES.high)
+        bundled["neighborhood"] = {"nodes": [node_summary(memory, score) for memory, score in found.nodes],
+                                   "edges": [edge_summary(*edge) for edge in found.edges],
+                                   "focal_point": found.focal_point}
     if ContextMetadata.CAUSAL_LINKS in metadata:
         bundled["causal_links"] = causal_paths_list(actor=actor, node_ids=node_ids)
     if ContextMetadata.ENTAILMENT_CONES in metadata:

@@ -1,6 +1,6 @@
 """Context Graph's context tools: inject_context (the seed's schema) and hydrate_citation (the seed names it; its
-arguments as issue 19 gives them), with their output schemas. The seed's outputSchema refers to definitions it
-never gives (#/definitions/CausalPath, ...): they are defined in its $defs here, and the refs point there."""
+arguments as issue 19 gives them), with their output schemas (outputs.py defines what the seed's refers to but
+never defines: CausalPath, EntailmentCone, Neighborhood)."""
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
@@ -17,6 +17,7 @@ from apps.cognition.services.context import context_inject
 from apps.core.threads import run_sync
 from apps.mcp.auth import READ, WRITE
 from apps.mcp.profile import ToolSpec
+from apps.mcp.profiles.context_graph.outputs import output_schema
 from apps.mcp.schema import SnakeCaseSeedModel, given
 from apps.memories.models import MemoryLink
 
@@ -85,49 +86,15 @@ async def hydrate_citation(actor: User, params: HydrateCitationInput) -> dict[st
 # --- output schemas ----------------------------------------------------------------------------------------------
 
 UUID = {"type": "string", "format": "uuid"}
-NUMBER, TEXT, INTEGER = {"type": "number"}, {"type": "string"}, {"type": "integer"}
+NUMBER, TEXT = {"type": "number"}, {"type": "string"}
 
 
-def _object(properties: dict, description: str = "") -> dict:
-    schema = {"type": "object", "properties": properties, "required": list(properties)}
-    return {**schema, "description": description} if description else schema
+def _object(properties: dict) -> dict:
+    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
 def _list_of(items: dict) -> dict:
     return {"type": "array", "items": items}
-
-
-EDGE = {"$ref": "#/$defs/EdgeSummary"}
-DEFINITIONS = {
-    "NodeSummary": _object({"node_id": UUID, "content": TEXT, "kind": TEXT, "importance": NUMBER, "score": NUMBER},
-                           "A node: its id, the start of its content, kind, importance and score in this answer"),
-    "EdgeSummary": _object({"source": UUID, "target": UUID,
-                            "edge_type": {"type": "string", "enum": list(MemoryLink.LinkType.values)},
-                            "weight": NUMBER}, "A directed, typed, weighted link"),
-    "Neighborhood": _object({"centre": _list_of(UUID), "hops": INTEGER,
-                             "nodes": _list_of({"$ref": "#/$defs/NodeSummary"}), "edges": _list_of(EDGE)},
-                            "The live nodes within `hops` links (either way) of the best retrieved nodes (`centre`), "
-                            "best first, and the links among them"),
-    "CausalPath": _object({"nodes": _list_of(UUID), "edges": _list_of(EDGE), "strength": NUMBER, "narrative": TEXT},
-                          "A chain of causal links from a cause to an effect; strength is the product of the weights"),
-    "EntailmentCone": _object({"apex": UUID, "ancestors": _list_of(UUID), "descendants": _list_of(UUID),
-                               "depth": INTEGER, "edges": _list_of(EDGE)},
-                              "A node's IS-A cone over hierarchical links (source IS-A target): the more general "
-                              "nodes above it and the more specific ones below it, `depth` levels each way"),
-}
-
-
-def published(schema: dict, definitions: dict) -> dict:
-    """The seed's outputSchema as served: its #/definitions/X refs pointing at $defs, which holds ``definitions``."""
-    def rewritten(value):
-        if isinstance(value, dict):
-            return {key: (item.replace("#/definitions/", "#/$defs/") if key == "$ref" else rewritten(item))
-                    for key, item in value.items()}
-        if isinstance(value, list):
-            return [rewritten(item) for item in value]
-        return value
-
-    return {**rewritten(schema), "$defs": definitions}
 
 
 # The seed's outputSchema of inject_context, as it writes it.
@@ -235,7 +202,7 @@ TOOLS = (
         input_model=InjectContextInput,
         adapter=inject_context,
         scope=WRITE,
-        output_schema=published(INJECT_CONTEXT_OUTPUT, DEFINITIONS),
+        output_schema=output_schema(INJECT_CONTEXT_OUTPUT),
     ),
     ToolSpec(
         name="hydrate_citation",
