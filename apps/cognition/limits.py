@@ -121,3 +121,57 @@ TOMBSTONE_TOP_K = Range(1, 100, default=10)
 # Two agents whose nodes' mean vectors are less similar than this see the world differently: merging their nodes
 # would lose one perspective, so merge_concepts links them instead (unless force_merge).
 PRIORS_MIN_COSINE = 0.7
+
+
+# --- inject_context ----------------------------------------------------------------------------------------------
+class Priority(models.TextChoices):
+    LOW = "low", "Low"
+    NORMAL = "normal", "Normal"
+    HIGH = "high", "High"
+    CRITICAL = "critical", "Critical"
+
+
+# How many memories retrieval ranks for each priority, before the 1-hop expansion adds at most as many neighbours.
+CONTEXT_POOL = {Priority.LOW: 5, Priority.NORMAL: 10, Priority.HIGH: 20, Priority.CRITICAL: 40}
+
+
+class DistillationMode(models.TextChoices):
+    AUTO = "auto", "Auto"
+    RAW = "raw", "Raw"
+    NARRATIVE = "narrative", "Narrative"
+    STRUCTURED = "structured", "Structured"
+    CODE_FOCUSED = "code_focused", "Code focused"
+
+
+class ContextMetadata(models.TextChoices):
+    CAUSAL_LINKS = "causal_links", "Causal links"
+    ENTAILMENT_CONES = "entailment_cones", "Entailment cones"
+    NEIGHBORHOOD = "neighborhood", "Neighbourhood"
+    CONFLICTS = "conflicts", "Conflicts"
+
+
+CONTEXT_QUERY_CHARS = 4096
+CONTEXT_TOKENS = Range(100, 8192, default=2048)
+VERBOSITY = Range(0, 2, default=1)
+# auto leaves a context raw up to this many tokens (and within max_tokens); above it, it is distilled (structured).
+AUTO_RAW_TOKENS = 2048
+# A distillation keeps at most this share of the raw context's tokens (and never more than max_tokens).
+DISTILLED_SHARE = 0.5
+# Passages compared with the query per call, from the best-ranked nodes first: each is embedded (a few ms apiece on
+# a CPU), so a critical pool of long nodes does not embed thousands; the rest rank by their node's score alone.
+DISTILL_SENTENCES = 96
+# Two retrieved nodes this similar (cosine of their vectors) conflict when no path of CONFLICT_HOPS links joins them,
+# or when their texts clash (a negation in one only, different numbers after the same word).
+CONFLICT_COSINE = 0.8
+CONFLICT_HOPS = 2
+# Conflicting pairs reported (and given an inbox task) per call, the most similar first.
+CONFLICT_PAIRS = 5
+# Above this entropy a retrieval's quality is doubtful: inject_context warns (tool gating).
+GATING_ENTROPY = 0.8
+# The bundled mini-graphs beside the neighbourhood: causal chains and IS-A cones around the retrieved nodes.
+CAUSAL_HOPS = 3
+CAUSAL_PATHS = 10
+CONE_DEPTH = 2
+# A citation tag names a node by the first hex digits of its id: [node_0123456789ab].
+CITATION_HEX = 12
+CITATIONS_PER_CALL = Range(1, 10)

@@ -104,6 +104,10 @@ class Tokenizer:
         self._unpadded = RustTokenizer.from_file(str(folder.tokenizer_file))
         self._unpadded.enable_truncation(max_length=folder.max_seq_length)
         self._unpadded.no_padding()
+        # Whole texts, never truncated or padded: token budgets count what a reader gets, not what the model reads.
+        self._whole = RustTokenizer.from_file(str(folder.tokenizer_file))
+        self._whole.no_truncation()
+        self._whole.no_padding()
         pad = self._padded.padding or {}
         self._padded.enable_padding(pad_id=pad.get("pad_id", 0), pad_token=pad.get("pad_token", "[PAD]"))
 
@@ -137,6 +141,16 @@ class Tokenizer:
                     found.append((text[spans[0][0]:spans[-1][1]], len(window.ids)))
             pieces.append(found or [(text, len(encoding.ids))])
         return pieces
+
+    def offsets(self, texts: list[str]) -> list[list[tuple[int, int]]]:
+        """Each whole text's tokens as (start, end) character spans, without special tokens or truncation."""
+        lowered = self._texts(texts)
+        encodings = self._whole.encode_batch(lowered, add_special_tokens=False)
+        # Lower-casing that changes a text's length (a dotted capital I) would shift the spans: such a text keeps its
+        # own case, which the tokenizer's normaliser lower-cases anyway.
+        return [list(encoding.offsets) if len(low) == len(text) else
+                list(self._whole.encode(text, add_special_tokens=False).offsets)
+                for encoding, low, text in zip(encodings, lowered, texts)]
 
 
 def model_file(source: Path, cache_dir: Path, *, int8: bool, per_channel: bool = True) -> Path:

@@ -184,7 +184,10 @@ def grounded(value: Any, ids: dict[str, Any], tool: str) -> Any:
         for key, item in value.items():
             name = normalised(key)
             own = ids.get(f"{name}@{tool}", ids.get(name))
-            out[key] = own if own is not None and is_id(key) else grounded(item, ids, tool)
+            # Id-like fields, and fields that name the caller's data under another word (Context Graph's citation
+            # tags), given for this tool.
+            named = is_id(key) or f"{name}@{tool}" in ids
+            out[key] = own if own is not None and named else grounded(item, ids, tool)
         return out
     if isinstance(value, list):
         return [grounded(item, ids, tool) for item in value]
@@ -367,7 +370,8 @@ async def make_data(raw_token: str, username: str) -> dict[str, Any]:
     })
     # Tools whose id field names a different kind of thing than its name says.
     ids.update({"sessionid@chat_history": ids["chatsessionid"], "sessionid@session_info": ids["mcpsessionid"],
-                "sessionid@export_reasoning_chain": ids["thoughtsessionid"]})
+                "sessionid@export_reasoning_chain": ids["thoughtsessionid"],
+                "citationtags@hydrate_citation": [f"[node_{ids['memoryid'].replace('-', '')[:12]}]"]})
     return ids
 
 

@@ -3,8 +3,8 @@ owner has rejected before; curating the nodes closes their tasks."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -15,22 +15,47 @@ def _node_set(node_ids: Iterable) -> list[str]:
     return sorted({str(node_id) for node_id in node_ids})
 
 
+@dataclass(frozen=True)
+class Proposal:
+    """A task the system would open: its nodes, why, and which tool would settle it."""
+
+    node_ids: Iterable
+    reason: str
+    suggested_tool: str
+    priority: str = CurationTask.Priority.MEDIUM
+
+
 def task_open(*, owner: User, task_type: str, node_ids: Iterable, reason: str, suggested_tool: str,
               priority: str = CurationTask.Priority.MEDIUM) -> CurationTask | None:
     """Open a task unless one is open for this node set already (returned then) or the owner rejected one; None
     when rejected before."""
-    nodes = _node_set(node_ids)
-    same = CurationTask.objects.filter(owner=owner, task_type=task_type, node_ids=nodes)
-    earlier = same.filter(status__in=[CurationTask.Status.OPEN, CurationTask.Status.REJECTED]).order_by("status")
-    found = earlier.first()
-    if found is not None:
-        return found if found.status == CurationTask.Status.OPEN else None
-    try:
-        with transaction.atomic():
-            return CurationTask.objects.create(owner=owner, task_type=task_type, node_ids=nodes, reason=reason,
-                                               suggested_tool=suggested_tool, priority=priority)
-    except IntegrityError:  # a concurrent caller opened the same task first
-        return same.filter(status=CurationTask.Status.OPEN).first()
+    [task] = tasks_open(owner=owner, task_type=task_type,
+                        proposals=[Proposal(node_ids, reason, suggested_tool, priority)])
+    return task
+
+
+def tasks_open(*, owner: User, task_type: str, proposals: list[Proposal]) -> list[CurationTask | None]:
+    """task_open for several node sets in three queries whatever their number: each proposal's open task (found or
+    new), or None where the owner rejected one."""
+    sets = [_node_set(proposal.node_ids) for proposal in proposals]
+    if not sets:
+        return []
+    same = CurationTask.objects.filter(owner=owner, task_type=task_type, node_ids__in=sets)
+    earlier: dict[tuple, CurationTask] = {}
+    for task in same.filter(status__in=[CurationTask.Status.OPEN, CurationTask.Status.REJECTED]):
+        key = tuple(_node_set(task.node_ids))
+        if key not in earlier or task.status == CurationTask.Status.OPEN:  # an open task wins over a rejection
+            earlier[key] = task
+    new = {tuple(nodes): CurationTask(owner=owner, task_type=task_type, node_ids=nodes, reason=proposal.reason,
+                                      suggested_tool=proposal.suggested_tool, priority=proposal.priority)
+           for nodes, proposal in zip(sets, proposals) if tuple(nodes) not in earlier}
+    if new:
+        # A concurrent caller may open the same task first: its row stays, ours is skipped, and both read it back.
+        CurationTask.objects.bulk_create(new.values(), ignore_conflicts=True)
+        for task in same.filter(status=CurationTask.Status.OPEN, node_ids__in=[list(key) for key in new]):
+            earlier[tuple(_node_set(task.node_ids))] = task
+    found = [earlier.get(tuple(nodes)) for nodes in sets]
+    return [task if task is not None and task.status == CurationTask.Status.OPEN else None for task in found]
 
 
 def tasks_close_for(*, owner: User, node_ids: Iterable, actor: User | None) -> int:

@@ -27,7 +27,34 @@ EDGE_SUMMARY = {
     },
     "required": ["source", "target", "edge_type", "weight"],
 }
-DEFINITIONS = {"NodeSummary": NODE_SUMMARY, "EdgeSummary": EDGE_SUMMARY}
+_UUIDS = {"type": "array", "items": {"type": "string", "format": "uuid"}}
+_EDGES = {"type": "array", "items": {"$ref": "#/definitions/EdgeSummary"}}
+# inject_context's bundles. The neighbourhood is get_neighborhood's answer; a causal path runs from a cause to an
+# effect along causal links (strength: the product of their weights); an entailment cone is a node's IS-A
+# neighbourhood over hierarchical links (source IS-A target), the more general nodes above it and the more specific
+# below.
+NEIGHBORHOOD = {
+    "type": "object",
+    "properties": {
+        "nodes": {"type": "array", "items": {"$ref": "#/definitions/NodeSummary"}},
+        "edges": _EDGES,
+        "focal_point": _UUIDS,
+    },
+    "required": ["nodes", "edges", "focal_point"],
+}
+CAUSAL_PATH = {
+    "type": "object",
+    "properties": {"nodes": _UUIDS, "edges": _EDGES, "strength": {"type": "number"}, "narrative": {"type": "string"}},
+    "required": ["nodes", "edges", "strength", "narrative"],
+}
+ENTAILMENT_CONE = {
+    "type": "object",
+    "properties": {"apex": {"type": "string", "format": "uuid"}, "ancestors": _UUIDS, "descendants": _UUIDS,
+                   "depth": {"type": "integer"}, "edges": _EDGES},
+    "required": ["apex", "ancestors", "descendants", "depth", "edges"],
+}
+DEFINITIONS = {"NodeSummary": NODE_SUMMARY, "EdgeSummary": EDGE_SUMMARY, "Neighborhood": NEIGHBORHOOD,
+               "CausalPath": CAUSAL_PATH, "EntailmentCone": ENTAILMENT_CONE}
 
 
 def output_schema(seed: dict[str, Any]) -> dict[str, Any]:
@@ -47,4 +74,8 @@ def output_schema(seed: dict[str, Any]) -> dict[str, Any]:
         return node
 
     schema = rewrite(copy.deepcopy(seed))
-    return {**schema, "$defs": {name: DEFINITIONS[name] for name in sorted(used)}}
+    definitions: dict[str, Any] = {}
+    while used - set(definitions):  # a definition may refer to others (a Neighborhood to NodeSummary)
+        name = min(used - set(definitions))
+        definitions[name] = rewrite(DEFINITIONS[name])
+    return {**schema, "$defs": dict(sorted(definitions.items()))}
