@@ -35,12 +35,13 @@ def cosine(a, b) -> float:
 def delta_s(vector, recent: Sequence, nearest_node_cosine: float | None) -> float:
     """1 - the highest cosine of the new item to the session's recent items and to the nearest live node; 1.0 when
     there is neither."""
-    similarities = [cosine(vector, other) for other in recent]
-    if nearest_node_cosine is not None:
-        similarities.append(nearest_node_cosine)
-    if not similarities:
-        return 1.0
-    return _clamp(1.0 - max(similarities))
+    return surprise([cosine(vector, other) for other in recent] + [nearest_node_cosine])
+
+
+def surprise(similarities: Iterable[float | None]) -> float:
+    """delta S from the cosines already known (None: no such neighbour): 1 - the highest, 1.0 without any."""
+    known = [value for value in similarities if value is not None]
+    return _clamp(1.0 - max(known)) if known else 1.0
 
 
 def entropy_next(previous: float, surprise: float, *, first: bool) -> float:
@@ -78,29 +79,37 @@ def connectivity(nodes: Sequence[str], edges: Iterable[tuple[str, str]]) -> floa
 
 
 def cluster_fit(vectors: dict[str, Sequence[float]], groups: list[set[str]]) -> float:
-    """How well the nodes fit their groups, 0-1. With two groups or more: the mean silhouette (cosine distance)
-    mapped from [-1, 1] to [0, 1], a node alone in its group scoring 0 as silhouette defines. With one group: its
-    mean pairwise cosine (cohesion alone, floored at 0). Fewer than two nodes: 0."""
+    """cluster_fit_of_distances over the cosine distances of ``vectors``."""
     ids = [node for group in groups for node in group if node in vectors]
+    matrix = np.array([_unit(vectors[node]) for node in ids]) if ids else np.zeros((0, 0))
+    return cluster_fit_of_distances(ids, 1.0 - matrix @ matrix.T, groups)
+
+
+def cluster_fit_of_distances(ids: list[str], distance: np.ndarray, groups: list[set[str]]) -> float:
+    """How well the nodes ``ids`` (``distance``: their pairwise cosine distances, in that order) fit their groups,
+    0-1. With two groups or more: the mean silhouette mapped from [-1, 1] to [0, 1], a node alone in its group
+    scoring 0 as silhouette defines. With one group: its mean pairwise cosine (cohesion alone, floored at 0).
+    Fewer than two nodes: 0."""
     if len(ids) < 2:
         return 0.0
     label = {node: index for index, group in enumerate(groups) for node in group}
-    matrix = np.array([_unit(vectors[node]) for node in ids])
-    distance = 1.0 - matrix @ matrix.T
     labels = np.array([label[node] for node in ids])
-    if len(set(labels)) < 2:
+    kinds = np.unique(labels)
+    if len(kinds) < 2:
         upper = distance[np.triu_indices(len(ids), k=1)]
         return _clamp(float(np.mean(1.0 - upper)))
-    scores = []
-    for index, own in enumerate(labels):
-        mates = (labels == own) & (np.arange(len(ids)) != index)
-        if not mates.any():
-            scores.append(0.0)
-            continue
-        a = float(distance[index, mates].mean())
-        b = min(float(distance[index, labels == other].mean()) for other in set(labels) if other != own)
-        scores.append((b - a) / max(a, b) if max(a, b) > 0 else 0.0)
-    return _clamp((float(np.mean(scores)) + 1.0) / 2.0)
+    members = labels[:, None] == kinds[None, :]
+    sizes = members.sum(axis=0)
+    totals = distance @ members  # each node's summed distance to each group (0 to itself)
+    own = members.argmax(axis=1)
+    mates = sizes[own] - 1
+    a = np.where(mates > 0, totals[np.arange(len(ids)), own] / np.maximum(mates, 1), 0.0)
+    means = totals / sizes
+    means[np.arange(len(ids)), own] = np.inf
+    b = means.min(axis=1)
+    widest = np.maximum(a, b)
+    scores = np.where((mates > 0) & (widest > 0), (b - a) / np.where(widest > 0, widest, 1.0), 0.0)
+    return _clamp((float(scores.mean()) + 1.0) / 2.0)
 
 
 def coherence(*, connectivity_share: float, fit: float, consistency: float) -> float:

@@ -2,12 +2,13 @@
 learning score; apps/cognition/utl.py), and the pulse every answer carries."""
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 
 from apps.accounts.models import User
@@ -76,18 +77,16 @@ def session_record(*, session: CgSession, kind: str, text: str, vector: Sequence
                    activated: list[tuple[str, float]], nearest_node_cosine: float | None) -> Recorded:
     """Add a query or store to the session and bring its UTL state up to date: delta S against the latest items
     and the nearest live node, entropy as their EWMA, coherence over the nodes the latest items activated, L."""
-    recent = list(SessionItem.objects.filter(session=session).order_by("-created_at")
-                  .values_list("vector", "activated")[:RECENT_ITEMS])
-    recent_vectors = [np.asarray(vector_, dtype=np.float64) for vector_, _ in recent]
-    surprise = utl.delta_s(vector, recent_vectors, nearest_node_cosine)
+    best_recent, centroid_cosine, earlier_activated = _against_recent(session, vector)
+    surprise = utl.surprise([best_recent, nearest_node_cosine])
     entropy = utl.entropy_next(session.entropy, surprise, first=session.interactions == 0)
-    nodes = [node_id for node_id, _ in activated]
-    for _, earlier in recent:
+    nodes = [str(node_id) for node_id, _ in activated]
+    for earlier in earlier_activated:
         nodes.extend(entry["node_id"] for entry in earlier)
     nodes = list(dict.fromkeys(nodes))[:RECENT_ITEMS]
     coherence = active_coherence(owner=session.owner, node_ids=nodes)
     stage = utl.stage_of(session.interactions + 1)
-    centroid_cosine = utl.cosine(vector, np.mean(recent_vectors, axis=0)) if recent_vectors else 1.0
+    centroid_cosine = 1.0 if centroid_cosine is None else centroid_cosine
     score = utl.learning_score(surprise=surprise, coherence_score=coherence, stage=stage,
                                valence=valence_arousal(text)[0], centroid_cosine=max(0.0, centroid_cosine))
     with transaction.atomic():
@@ -101,26 +100,63 @@ def session_record(*, session: CgSession, kind: str, text: str, vector: Sequence
     return Recorded(item=item, delta_s=surprise, entropy=entropy, coherence=coherence, learning_score=score)
 
 
+def _against_recent(session: CgSession, vector: Sequence[float]) -> tuple[float | None, float | None, list]:
+    """The best cosine of ``vector`` to the session's latest items, its cosine to their centroid, and the nodes each
+    of them activated (newest first): one statement, the vectors compared where they are stored."""
+    text = "[" + ",".join(repr(float(value)) for value in vector) + "]"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT max(1 - (vector <=> %s::halfvec)), 1 - (avg(vector::vector) <=> %s::vector), "
+            f"coalesce(json_agg(activated ORDER BY created_at DESC), '[]') "
+            f"FROM (SELECT vector, activated, created_at FROM {SessionItem._meta.db_table} WHERE session_id = %s "
+            f"ORDER BY created_at DESC LIMIT %s) recent",
+            [text, text, session.pk, RECENT_ITEMS])
+        best, centroid, activated = cursor.fetchone()
+    return best, centroid, activated if isinstance(activated, list) else json.loads(activated)
+
+
 def active_coherence(*, owner: User, node_ids: list[str]) -> float:
     """Coherence of the active subgraph: connectivity and cluster fit of the nodes (groups: their connected
     components), and the share of them free of open ambiguity tasks and correction notes."""
     if not node_ids:
         return 0.0
-    edges = list(MemoryLink.objects.filter(source_id__in=node_ids, target_id__in=node_ids)
-                 .values_list("source_id", "target_id"))
-    edges = [(str(a), str(b)) for a, b in edges]
+    facts = _subgraph_facts(owner, node_ids)
+    edges = [(a, b) for kind, a, b, _ in facts if kind == "edge"]
+    pairs = [(a, b, value) for kind, a, b, value in facts if kind == "distance"]
+    flagged = {a for kind, a, _, _ in facts if kind == "flagged"}
     groups = utl.components(node_ids, edges)
-    vectors = {str(memory_id): np.asarray(vector, dtype=np.float64) for memory_id, vector in
-               MemoryVector.objects.filter(memory_id__in=node_ids).values_list("memory_id", "embedding")}
-    disputed = {str(node) for nodes in CurationTask.objects.filter(
-        owner=owner, status=CurationTask.Status.OPEN, task_type=CurationTask.TaskType.AMBIGUITY_DETECTED,
-        node_ids__overlap=node_ids).values_list("node_ids", flat=True) for node in nodes}
-    corrected = {str(memory_id) for memory_id in Annotation.objects.filter(
-        memory_id__in=node_ids, annotation_type=Annotation.AnnotationType.CORRECTION).values_list("memory_id",
-                                                                                                   flat=True)}
-    consistency = sum(1 for node in node_ids if node not in disputed | corrected) / len(node_ids)
+    # Fewer than two nodes with a vector make no pair, and fit nothing either.
+    ids = sorted({a for a, _, _ in pairs} | {b for _, b, _ in pairs})
+    index = {node: position for position, node in enumerate(ids)}
+    distance = np.zeros((len(ids), len(ids)))
+    for a, b, value in pairs:
+        distance[index[a], index[b]] = distance[index[b], index[a]] = value
+    consistency = sum(1 for node in node_ids if node not in flagged) / len(node_ids)
     return utl.coherence(connectivity_share=utl.connectivity(node_ids, edges),
-                         fit=utl.cluster_fit(vectors, groups), consistency=consistency)
+                         fit=utl.cluster_fit_of_distances(ids, distance, groups), consistency=consistency)
+
+
+def _subgraph_facts(owner: User, node_ids: list[str]) -> list[tuple[str, str, str | None, float | None]]:
+    """Everything coherence needs about the nodes, in one statement: the links among them, their pairwise cosine
+    distances (PostgreSQL compares the vectors where they are stored: reading 50 as text into Python cost more
+    than the rest of a session record), and the nodes an open ambiguity task or a correction note flags."""
+    link, vector = MemoryLink._meta.db_table, MemoryVector._meta.db_table
+    task, note = CurationTask._meta.db_table, Annotation._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 'edge', source_id::text, target_id::text, NULL::float8 FROM {link} "
+            f"WHERE source_id = ANY(%(ids)s::uuid[]) AND target_id = ANY(%(ids)s::uuid[]) "
+            f"UNION ALL SELECT 'distance', a.memory_id::text, b.memory_id::text, (a.embedding <=> b.embedding)::float8 "
+            f"FROM {vector} a JOIN {vector} b ON a.memory_id < b.memory_id "
+            f"WHERE a.memory_id = ANY(%(ids)s::uuid[]) AND b.memory_id = ANY(%(ids)s::uuid[]) "
+            f"UNION ALL SELECT 'flagged', unnest(node_ids)::text, NULL, NULL FROM {task} WHERE owner_id = %(owner)s "
+            f"AND status = %(open)s AND task_type = %(ambiguity)s AND node_ids && %(ids)s::uuid[] "
+            f"UNION ALL SELECT 'flagged', memory_id::text, NULL, NULL FROM {note} "
+            f"WHERE memory_id = ANY(%(ids)s::uuid[]) AND annotation_type = %(correction)s",
+            {"ids": node_ids, "owner": owner.pk, "open": CurationTask.Status.OPEN,
+             "ambiguity": CurationTask.TaskType.AMBIGUITY_DETECTED,
+             "correction": Annotation.AnnotationType.CORRECTION})
+        return cursor.fetchall()
 
 
 def pulse_get(*, actor: User, session_id=None) -> utl.Pulse:
