@@ -142,7 +142,7 @@ def test_undo_history_previews_then_undoes_a_merge(alice, user):
     task_approve(actor=user, task_id=task.pk)
     entry = UndoEntry.objects.get(owner=user)
     body = text(alice.get(reverse("dashboard:cognition-undo")))
-    assert "Merge of 3 nodes" in body and "undo until" in body
+    assert "Merge of 2 nodes" in body and "undo until" in body
 
     preview = alice.post(reverse("dashboard:cognition-undo-preview"), {"reversal_hash": entry.reversal_hash})
     body = text(preview)

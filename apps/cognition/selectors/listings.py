@@ -143,6 +143,15 @@ class UndoRow:
     now: datetime
 
     @property
+    def sources(self) -> list[NodeRef]:
+        """The nodes the operation took away (a merge names the node it made last)."""
+        return self.nodes[:-1] if self.entry.operation == UndoEntry.Operation.MERGE else self.nodes
+
+    @property
+    def merged(self) -> NodeRef | None:
+        return self.nodes[-1] if self.entry.operation == UndoEntry.Operation.MERGE and self.nodes else None
+
+    @property
     def state(self) -> str:
         if self.entry.used_at is not None:
             return "used"
