@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from django import forms
 
-from apps.cognition.limits import ANNOTATION_MAX_CHARS
 from apps.core.forms import ServiceCheckedTextField
-from apps.memories.validation import MAX_QUERY_CHARS
 
 
 class TaskApproveForm(forms.Form):
-    note = ServiceCheckedTextField(label="Correction note", max_length=ANNOTATION_MAX_CHARS,
-                                   widget=forms.Textarea(attrs={"rows": 2}),
-                                   help_text="Written on each node as a correction: what settles the ambiguity.")
+    # Drawn by templates/cognition/_task.html, next to the task it settles.
+    note = ServiceCheckedTextField(label="Correction note")
 
 
 class ReversalForm(forms.Form):
@@ -20,9 +17,8 @@ class ReversalForm(forms.Form):
 
 
 class TrashSearchForm(forms.Form):
-    q = ServiceCheckedTextField(label="Search the trash", max_length=MAX_QUERY_CHARS,
-                                widget=forms.TextInput(attrs={"type": "search",
-                                                              "placeholder": "What do you remember of it?"}))
+    q = ServiceCheckedTextField(label="Search the trash", widget=forms.TextInput(
+        attrs={"type": "search", "placeholder": "What do you remember of it?"}))
     service_fields = {"query": "q"}
 
 

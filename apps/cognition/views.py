@@ -26,6 +26,9 @@ from apps.core.forms import add_service_error
 from apps.core.pages import not_found_is_404
 
 CONTEXT_GRAPH_MCP = "/mcp/context-graph/"
+# Errors about an approval's note, shown under it: the decision's own (empty), the annotation's (too long, as is).
+NOTE_FIELDS = {"note": "Write the correction that settles this ambiguity: it is added to each node.",
+               "annotation": None}
 
 
 @login_required
@@ -89,11 +92,11 @@ def task_approve_view(request, task_id):
     try:
         decision = task_approve(actor=request.user, task_id=task_id, note=form.cleaned_data.get("note", ""))
     except InvalidInput as error:
-        if error.extra.get("field") != "note":
+        field = error.extra.get("field")
+        if field not in NOTE_FIELDS:
             messages.error(request, error.message)
             return redirect("dashboard:cognition-inbox")
-        return _inbox(request, note_error_task=str(task_id), note_error="Write the correction that settles this "
-                                                                          "ambiguity: it is added to each node.")
+        return _inbox(request, note_error_task=str(task_id), note_error=NOTE_FIELDS[field] or error.message)
     except NotFound as error:
         if error.extra.get("field") == "task_id":
             raise
@@ -150,12 +153,9 @@ def _reversal_hash(request) -> str:
 @require_POST
 @not_found_is_404
 def undo_preview(request):
-    try:
-        result = undo_apply(actor=request.user, reversal_hash=_reversal_hash(request), preview=True)
-    except DomainError as error:  # used, expired, or its cube became read-only
-        if isinstance(error, NotFound):
-            raise
-        messages.error(request, f"No preview: {error.message}")
+    result = _run_undo(request, lambda: undo_apply(actor=request.user, reversal_hash=_reversal_hash(request),
+                                                   preview=True), failed="No preview")
+    if result is None:
         return redirect("dashboard:cognition-undo")
     return _undo(request, preview=_plan_summary(result))
 
@@ -173,18 +173,26 @@ def _undone(result: UndoResult) -> str:
 @require_POST
 @not_found_is_404
 def undo_execute(request):
+    result = _run_undo(request, lambda: undo_apply(actor=request.user, reversal_hash=_reversal_hash(request),
+                                                   preview=False), failed="Not undone")
+    if result is not None:
+        messages.success(request, _undone(result))
+    return redirect("dashboard:cognition-undo")
+
+
+def _run_undo(request, call, *, failed: str) -> UndoResult | None:
+    """An undo's result, or None with the reason flashed (a changed plan in plain words); not found stays the 404."""
     try:
-        result = undo_apply(actor=request.user, reversal_hash=_reversal_hash(request), preview=False)
+        return call()
     except Conflict:
-        messages.error(request, "Not undone: the graph has changed since you previewed this undo, so it would no "
-                                "longer do what the preview showed. Preview it again to see what it would do now.")
+        messages.error(request, f"{failed}: the graph has changed since you previewed this undo, so it would no "
+                                "longer do what the preview showed. Preview it again on the undo history to see "
+                                "what it would do now.")
     except DomainError as error:
         if isinstance(error, NotFound):
             raise
-        messages.error(request, f"Not undone: {error.message}")
-    else:
-        messages.success(request, _undone(result))
-    return redirect("dashboard:cognition-undo")
+        messages.error(request, f"{failed}: {error.message}")
+    return None
 
 
 # --- the trash ---------------------------------------------------------------------------------------------------
@@ -207,16 +215,8 @@ def trash(request):
 @require_POST
 @not_found_is_404
 def trash_restore(request, node_id):
-    try:
-        result = node_restore(actor=request.user, node_id=node_id)
-    except Conflict:
-        messages.error(request, "Not restored: the graph has changed since its undo was previewed. Preview it again "
-                                "on the undo page.")
-    except DomainError as error:
-        if isinstance(error, NotFound):
-            raise
-        messages.error(request, f"Not restored: {error.message}")
-    else:
+    result = _run_undo(request, lambda: node_restore(actor=request.user, node_id=node_id), failed="Not restored")
+    if result is not None:
         messages.success(request, format_html('Restored <a href="{}">the node</a>. {}',
                                               reverse("dashboard:memory-detail", args=[node_id]), _undone(result)))
     return redirect("dashboard:cognition-trash")

@@ -103,6 +103,9 @@ def test_an_ambiguity_needs_a_note_next_to_its_field_then_writes_it(alice, user)
     task.refresh_from_db()
     assert task.status == Status.OPEN
 
+    too_long = alice.post(url, {"note": "x" * 1025})
+    assert "at most 1024 characters" in text(too_long) and 'class="field field-invalid"' in text(too_long)
+
     response = alice.post(url, {"note": "The gateway's limit is 1000."}, follow=True)
     assert "Wrote the correction on 2 nodes." in text(response)
     assert x.annotations.get().text == "The gateway's limit is 1000."

@@ -21,7 +21,8 @@ pytestmark = pytest.mark.slow
 
 
 def test_approve_a_merge_and_undo_it_through_the_pages_on_a_phone(live_server, user, shoot):
-    dark, editors = nodes(user, "The user prefers dark mode in every editor.", "Dark mode in all editors, says the user.")
+    dark, editors = nodes(user, "The user prefers dark mode in every editor.",
+                          "Dark mode in all editors, says the user.")
     task_open(owner=user, task_type=CurationTask.TaskType.POTENTIAL_MERGE, node_ids=[dark.pk, editors.pk],
               reason="These two say the same thing.", suggested_tool=CurationTask.SuggestedTool.MERGE_CONCEPTS,
               priority=CurationTask.Priority.HIGH)
