@@ -3,7 +3,8 @@ from django.urls import include, path
 
 from apps.dashboard import views
 
-# The navigation: sign-in, the home page, and the pages of the memories, tokens and graph, each app's own.
+# The navigation: sign-in, the home page, and the pages of the memories, tokens, graph and Context Graph, each
+# app's own.
 app_name = "dashboard"
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
@@ -12,4 +13,5 @@ urlpatterns = [
     path("", include("apps.memories.urls")),
     path("", include("apps.graph.urls")),
     path("", include("apps.accounts.urls")),
+    path("", include("apps.cognition.urls")),
 ]

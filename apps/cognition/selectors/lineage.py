@@ -21,7 +21,7 @@ from django.utils.dateparse import parse_datetime
 
 from apps.accounts.models import User
 from apps.cognition.limits import LINEAGE_DEPTH, LOG_DEFAULT_SINCE, LOG_LIMIT, LOG_MAX_LOOKBACK_DAYS
-from apps.cognition.models import Event, UndoEntry
+from apps.cognition.models import Annotation, Event, UndoEntry
 from apps.core.exceptions import InvalidInput, NotFound
 from apps.memories.models import Memory
 from apps.memories.selectors import memories_readable
@@ -108,6 +108,20 @@ def node_lineage(*, actor: User, node_id, depth: int | None = None) -> Lineage:
     merged_from, forked_to = _merge_relatives(node, about.filter(Q(action=A.MERGED) | Q(detail__has_key="derived_from"))
                                               .order_by("created_at", "id").values_list("action", "node_ids", "detail"))
     return Lineage(memory=memory, events=events, total=total, merged_from=merged_from, forked_to=forked_to)
+
+
+@dataclass(frozen=True)
+class NodeRecord:
+    lineage: Lineage
+    annotations: list[Annotation]
+
+
+def node_record(*, actor: User, node_id, depth: int | None = None) -> NodeRecord:
+    """A readable node's lineage (node_lineage) and its annotations, oldest first, for the memory's page."""
+    lineage = node_lineage(actor=actor, node_id=node_id, depth=depth)
+    annotations = list(Annotation.objects.filter(memory=lineage.memory).select_related("reference")
+                       .order_by("created_at", "id"))
+    return NodeRecord(lineage=lineage, annotations=annotations)
 
 
 def _merge_relatives(node: str, rows) -> tuple[list[str], list[str]]:

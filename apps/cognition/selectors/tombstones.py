@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Case, F, Q, Value, When
+from django.db.models import Case, F, Q, QuerySet, Value, When
 from django.db.models.fields import BooleanField
 from django.utils import timezone
 from pgvector import HalfVector
@@ -62,6 +62,19 @@ class TombstoneHit:
         return f"Removed by {self.deleted_by} on {tombstone.created_at.date().isoformat()} because {why}. {state}"
 
 
+def tombstones_readable(*, actor: User) -> QuerySet[Tombstone]:
+    """The tombstones of cubes the actor may read, with their memories, each annotated ``recoverable`` (the actor's
+    own undo, unused and not expired) and ``undo_nodes`` (the undo's nodes: a merge names the merged node last)."""
+    usable = Q(undo__isnull=False, undo__owner=actor, undo__used_at__isnull=True, undo__expires_at__gt=timezone.now())
+    # A node restored outside the undo (the dashboard's trash) is live again: its tombstone waits for the purge.
+    return (Tombstone.objects.filter(memory__cube_id__in=cube_ids_readable(actor=actor),
+                                     memory__deleted_at__isnull=False)
+            .select_related("memory")
+            .annotate(recoverable=Case(When(usable, then=Value(True)), default=Value(False),
+                                       output_field=BooleanField()),
+                      undo_nodes=F("undo__node_ids")))
+
+
 def tombstones_search(*, actor: User, query, deletion_reason: str = "all", deleted_after=None,
                       top_k: int | None = None) -> list[TombstoneHit]:
     """The actor's readable tombstones nearest ``query`` in meaning (the nodes' kept content vectors), nearest
@@ -73,20 +86,12 @@ def tombstones_search(*, actor: User, query, deletion_reason: str = "all", delet
         raise InvalidInput(f"deletion_reason must be one of {', '.join(SEARCHABLE_REASONS)}.", field="deletion_reason")
     top_k = TOMBSTONE_TOP_K.clean(top_k, field="top_k")
     after = clean_datetime(deleted_after, field_name="deleted_after")
-    # A node restored outside the undo (the dashboard's trash) is live again: its tombstone waits for the purge.
-    tombstones = Tombstone.objects.filter(memory__cube_id__in=cube_ids_readable(actor=actor),
-                                          memory__deleted_at__isnull=False)
+    tombstones = tombstones_readable(actor=actor)
     if deletion_reason != "all":
         tombstones = tombstones.filter(reason=REASON_FILTERS.get(deletion_reason, deletion_reason))
     if after is not None:
         tombstones = tombstones.filter(created_at__gt=after)
-    now = timezone.now()
-    usable = Q(undo__isnull=False, undo__owner=actor, undo__used_at__isnull=True, undo__expires_at__gt=now)
-    rows = (tombstones.select_related("memory")
-            .annotate(distance=CosineDistance(F("memory__vector__embedding"), HalfVector(embed_query(query))),
-                      recoverable=Case(When(usable, then=Value(True)), default=Value(False),
-                                       output_field=BooleanField()),
-                      undo_nodes=F("undo__node_ids"))
+    rows = (tombstones.annotate(distance=CosineDistance(F("memory__vector__embedding"), HalfVector(embed_query(query))))
             .order_by("distance", "-created_at")[:top_k])
     return [TombstoneHit(tombstone=row, similarity=0.0 if row.distance is None else round(1.0 - float(row.distance), 4),
                          recoverable=row.recoverable,

@@ -276,3 +276,8 @@ def undo_for_node(*, actor: User, node_id) -> str:
         raise InvalidInput(f"Node {memory_id} cannot be restored by you: its undo has expired, or it belongs to "
                            f"whoever removed the node.", field="node_id")
     return undo.reversal_hash
+
+
+def node_restore(*, actor: User, node_id, preview: bool = False) -> UndoResult:
+    """restore_concept: undo the operation that removed this node of the actor's trash (see undo_for_node)."""
+    return undo_apply(actor=actor, reversal_hash=undo_for_node(actor=actor, node_id=node_id), preview=preview)
