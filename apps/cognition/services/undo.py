@@ -276,3 +276,8 @@ def undo_for_node(*, actor: User, node_id) -> str:
         raise InvalidInput(f"Node {memory_id} cannot be restored by you: its undo has expired, or it belongs to "
                            f"whoever removed the node.", field="node_id")
     return undo.reversal_hash
+
+
+def undo_restore_node(*, actor: User, node_id, preview: bool = False) -> UndoResult:
+    """Bring a node back from the actor's trash by the undo of the forget (or merge) that removed it."""
+    return undo_apply(actor=actor, reversal_hash=undo_for_node(actor=actor, node_id=node_id), preview=preview)
