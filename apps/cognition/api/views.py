@@ -11,7 +11,7 @@ from apps.cognition.api.serializers import (
     MergeResultSerializer, MergeSerializer, NeighborhoodQuerySerializer, NeighborhoodSerializer,
     NodeSearchResponseSerializer, NodeSearchSerializer, NodeStoreSerializer, PreviewSerializer, RecentQuerySerializer,
     RecentSerializer, ScratchpadSerializer, ScratchpadStoreSerializer, SessionDetailSerializer,
-    SessionListItemSerializer, StoredNodeSerializer, SystemLogQuerySerializer, SystemLogSerializer,
+    SessionListItemSerializer, SessionSerializer, StoredNodeSerializer, SystemLogQuerySerializer, SystemLogSerializer,
     TaskListQuerySerializer, TombstoneListQuerySerializer, TombstoneSearchQuerySerializer, TombstoneSearchSerializer,
     TombstoneSerializer, UndoEntrySerializer, UndoListQuerySerializer, UndoResultSerializer,
 )
@@ -70,9 +70,8 @@ class SessionListView(generics.GenericAPIView):
     def get(self, request):
         validated(PageQuerySerializer, request.query_params)
         page = self.paginate_queryset(session_list(actor=request.user))
-        for session in page:
-            session.pulse = session_pulse(session)
-        return self.get_paginated_response(SessionListItemSerializer(page, many=True).data)
+        return self.get_paginated_response([{**SessionSerializer(session).data,
+                                             "pulse": session_pulse(session).as_dict()} for session in page])
 
 
 @extend_schema(tags=TAGS, parameters=[SESSION_ID])
@@ -85,8 +84,10 @@ class SessionDetailView(generics.GenericAPIView):
     )
     def get(self, request, session_id: str):
         detail = session_detail(actor=request.user, session_id=session_id)
-        detail.session.pulse, detail.session.recent_items = detail.pulse, detail.recent_items
-        return Response(SessionDetailSerializer(detail.session).data)
+        return Response({**SessionSerializer(detail.session).data, "pulse": detail.pulse.as_dict(), "recent_items": [
+            {"kind": item.kind, "text": item.text,
+             "activated": [{"node_id": node, "score": round(score, 4)} for node, score in item.activated]}
+            for item in detail.recent_items]})
 
 
 # --- curation tasks ----------------------------------------------------------------------------------------------
