@@ -17,6 +17,7 @@ from apps.cognition.services.inbox import task_open
 from apps.cognition.services.scratchpad import scratchpad_store
 from apps.cognition.services.store import node_store
 from apps.core.exceptions import PermissionDenied
+from tests.admin.support import changelist, run_action
 from tests.cognition.curation_support import nodes
 
 pytestmark = pytest.mark.django_db
@@ -25,19 +26,8 @@ MODELS = (CurationTask, UndoEntry, Tombstone, Event, CgSession, SessionItem, Nod
 RATIONALE = "The team's deployment constraint found while debugging the release"
 
 
-def changelist(model) -> str:
-    return reverse(f"admin:cognition_{model._meta.model_name}_changelist")
-
-
 def change(model, pk) -> str:
     return reverse(f"admin:cognition_{model._meta.model_name}_change", args=[pk])
-
-
-def run_action(client, model, action, objects) -> list[str]:
-    response = client.post(changelist(model), {"action": action, "_selected_action": [obj.pk for obj in objects]},
-                           follow=True)
-    assert response.redirect_chain[0][1] == 302
-    return [str(message) for message in response.context["messages"]]
 
 
 @pytest.fixture
