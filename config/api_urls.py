@@ -9,4 +9,5 @@ urlpatterns = [
     path("", include("apps.chat.api.urls")),
     path("", include("apps.reasoning.api.urls")),
     path("", include("apps.graph.api.urls")),
+    path("", include("apps.cognition.api.urls")),
 ]

@@ -9,19 +9,9 @@ from apps.projects.models import Decision, Episode, Issue, Project, Session, Sha
 from apps.projects.services import (
     decision_add, edge_add, entity_delete, episode_create, issue_add, project_create, project_delete,
 )
+from tests.admin.support import changelist, run_action
 
 pytestmark = pytest.mark.django_db
-
-
-def changelist(model) -> str:
-    return reverse(f"admin:projects_{model._meta.model_name}_changelist")
-
-
-def run_action(client, model, action, objects) -> list[str]:
-    response = client.post(changelist(model), {"action": action, "_selected_action": [obj.pk for obj in objects]},
-                           follow=True)
-    assert response.redirect_chain[0][1] == 302
-    return [str(message) for message in response.context["messages"]]
 
 
 def shown(client, model, **params) -> list:

@@ -8,6 +8,7 @@ from django.contrib.staticfiles import finders
 from django.core.management import call_command
 
 from tests.chat.test_api import CHAT_OPERATIONS
+from tests.cognition.test_api import COGNITION_OPERATIONS
 from tests.projects.test_api import MIND_OPERATIONS
 from tests.reasoning.test_api import REASONING_OPERATIONS
 
@@ -36,6 +37,7 @@ OPERATIONS = {
     **MIND_OPERATIONS,
     **CHAT_OPERATIONS,
     **REASONING_OPERATIONS,
+    **COGNITION_OPERATIONS,
 }
 
 

@@ -24,7 +24,7 @@ from tests.projects.test_api import make_episode
 
 MAX_EXAMPLES = 10
 # The operations of the schema: a new endpoint changes this count, and so cannot skip the fuzzer unnoticed.
-OPERATION_COUNT = 99
+OPERATION_COUNT = 123
 
 CONFIG = schemathesis.Config.from_dict({
     "generation": {"max-examples": MAX_EXAMPLES, "deterministic": True, "mode": "all", "database": "none"},
@@ -45,6 +45,8 @@ def world_key(path: str, parameter: str) -> str:
     """The WORLD entry a path parameter takes: its name, except where two kinds of resource share one."""
     if path.startswith("/api/v1/chat/") and parameter == "session_id":
         return "chat_session_id"
+    if path.startswith("/api/v1/cognition/") and parameter == "session_id":
+        return "cg_session_id"
     if path.startswith("/api/v1/exports/") and parameter == "name":
         return "export_name"
     return parameter
@@ -95,6 +97,16 @@ def world(user, other_user, make_token, monkeypatch, settings):
     chat = post("/api/v1/chat/", {"query": "How does the import work?"}, status=200)
     export = post("/api/v1/exports/", {"project": project["id"], "format": "json"})
     spare = post("/api/v1/tokens/", {"name": "spare", "scopes": ["read"]})
+    rationale = "The import's known slow step, found while profiling it"
+    node = post("/api/v1/cognition/nodes/", {"content": "The import spends most of its time on index builds",
+                                             "rationale": rationale})
+    # The same content again is a near-duplicate: it opens a potential_merge task.
+    twin = post("/api/v1/cognition/nodes/", {"content": "The import spends most of its time on index builds",
+                                             "rationale": rationale})
+    trashed = post("/api/v1/cognition/nodes/", {"content": "The old import ran row by row", "rationale": rationale})
+    assert twin["curation_task_id"], twin
+    forgotten = post(f"/api/v1/cognition/nodes/{trashed['node_id']}/forget/", {"reason": "obsolete"}, status=200)
+    post(f"/api/v1/cognition/scratchpad/{node['session_id']}/fuzz-agent/", {"content": "Try COPY FREEZE"})
     WORLD.clear()
     WORLD.update({
         "memory_id": first["id"], "source": first["id"], "target": second["id"], "cube_id": cube["id"],
@@ -103,6 +115,8 @@ def world(user, other_user, make_token, monkeypatch, settings):
         "session_id": thought["session"]["id"],
         "notebook_id": notebook["id"], "cell_id": cell["id"], "name": "first-principles", "token_id": spare["id"],
         "chat_session_id": chat["session_id"], "export_name": export["name"],
+        "node_id": node["node_id"], "task_id": twin["curation_task_id"], "reversal_hash": forgotten["reversal_hash"],
+        "cg_session_id": node["session_id"], "agent_id": "fuzz-agent",
     })
     yield WORLD
     WORLD.clear()

@@ -6,19 +6,9 @@ from django.urls import reverse
 from apps.reasoning.models import Notebook, Thought, ThoughtSession
 from apps.reasoning.services.notebooks import cell_add, notebook_create
 from apps.reasoning.services.thoughts import thought_add
+from tests.admin.support import changelist, run_action
 
 pytestmark = pytest.mark.django_db
-
-
-def changelist(model) -> str:
-    return reverse(f"admin:reasoning_{model._meta.model_name}_changelist")
-
-
-def run_action(client, model, action, objects) -> list[str]:
-    response = client.post(changelist(model), {"action": action, "_selected_action": [obj.pk for obj in objects]},
-                           follow=True)
-    assert response.redirect_chain[0][1] == 302
-    return [str(message) for message in response.context["messages"]]
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from apps.cognition.selectors.tombstones import RECOVERY_INSTRUCTIONS, SEARCHABL
 from apps.cognition.services.curation import (
     ANNOTATION_TYPES, FORGET_REASONS, STRATEGIES, annotation_add, node_boost, node_forget, nodes_merge,
 )
-from apps.cognition.services.undo import UndoResult, undo_apply, undo_for_node
+from apps.cognition.services.undo import UndoResult, node_restore, undo_apply
 from apps.core.aliases import Aliases
 from apps.core.limits import BOOST_FACTOR
 from apps.core.threads import run_sync
@@ -194,11 +194,7 @@ async def restore_from_hash(actor: User, params: RestoreFromHashInput) -> dict[s
 
 
 async def restore_concept(actor: User, params: RestoreConceptInput) -> dict[str, Any]:
-    def restore() -> UndoResult:
-        return undo_apply(actor=actor, reversal_hash=undo_for_node(actor=actor, node_id=params.node_id),
-                          preview=bool(params.preview))
-
-    return _restored(await run_sync(restore)())
+    return _restored(await run_sync(node_restore)(actor=actor, node_id=params.node_id, preview=bool(params.preview)))
 
 
 async def search_tombstones(actor: User, params: SearchTombstonesInput) -> dict[str, Any]:

@@ -1,0 +1,241 @@
+"""Admin for Context Graph (apps/cognition). Its rows are made and changed by services, so every change form is
+read-only and every action calls a service. The cognition services check ownership themselves and have no curator
+mode, so a curator acts on another user's row as its owner would: ``curator_acts_as_owner`` first checks that the
+curator is staff with the model's change permission (apps/cognition/services/curators.py). Vectors are never
+rendered (a session item's vector, an undo snapshot's rows)."""
+import json
+
+from django.contrib import admin
+
+from apps.cognition.models import (
+    Annotation, CgSession, CurationTask, Event, NodeProfile, ScratchpadItem, SessionItem, Tombstone, UndoEntry,
+)
+from apps.cognition.services.curators import curator_acts_as_owner
+from apps.cognition.services.decisions import task_approve, task_reject
+from apps.cognition.services.scratchpad import scratchpad_clear
+from apps.cognition.services.undo import node_restore, undo_apply
+from apps.core.admin import run_for_each
+from apps.core.exceptions import DomainError
+
+TEXT_PREVIEW_CHARS = 80
+
+
+def _preview(text: str) -> str:
+    return text if len(text) <= TEXT_PREVIEW_CHARS else text[:TEXT_PREVIEW_CHARS] + "…"
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Read-only change form, no add, no delete: writes go through the services (the actions)."""
+
+    # Fields never shown: vectors and snapshots of vectors.
+    hidden_fields: tuple[str, ...] = ()
+
+    def get_fields(self, request, obj=None):
+        return self.get_readonly_fields(request, obj)
+
+    def get_readonly_fields(self, request, obj=None):
+        return tuple(field.name for field in self.model._meta.fields if field.name not in self.hidden_fields)
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        # A row's page is a view page (nothing to save); the actions still need the change permission.
+        return obj is None and super().has_change_permission(request)
+
+    def _as_owner(self, request, pk, owner_field: str = "owner_id"):
+        return curator_acts_as_owner(actor=request.user, model=self.model, pk=pk, owner_field=owner_field)
+
+
+@admin.register(CurationTask)
+class CurationTaskAdmin(ReadOnlyAdmin):
+    list_display = ("task_type", "owner", "status", "priority", "suggested_tool", "reason_preview", "created_at")
+    list_filter = ("status", "task_type", "priority", "owner")
+    list_select_related = ("owner",)
+    search_fields = ("reason",)
+    date_hierarchy = "created_at"
+    actions = ["approve", "reject"]
+
+    @admin.display(description="reason")
+    def reason_preview(self, task):
+        return _preview(task.reason)
+
+    @admin.action(description="Approve selected tasks (run the suggested tool)", permissions=["change"])
+    def approve(self, request, queryset):
+        run_for_each(self, request, queryset,
+                     lambda pk: task_approve(actor=self._as_owner(request, pk), task_id=pk), "Approved")
+
+    @admin.action(description="Reject selected tasks", permissions=["change"])
+    def reject(self, request, queryset):
+        run_for_each(self, request, queryset,
+                     lambda pk: task_reject(actor=self._as_owner(request, pk), task_id=pk), "Rejected")
+
+
+@admin.register(UndoEntry)
+class UndoEntryAdmin(ReadOnlyAdmin):
+    list_display = ("reversal_hash", "operation", "owner", "created_at", "expires_at", "used_at")
+    list_filter = ("operation", "owner")
+    list_select_related = ("owner",)
+    search_fields = ("reversal_hash",)
+    hidden_fields = ("snapshot",)
+    actions = ["apply_undo"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("snapshot")
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The page shows the service's preview, as the owner would see it (a preview changes nothing in the graph;
+        it remembers the plan it showed, so an apply after a changed graph is refused)."""
+        try:
+            result = undo_apply(actor=self._as_owner(request, object_id), reversal_hash=object_id, preview=True)
+        except DomainError as error:
+            preview = {"error": error.message}
+        else:
+            plan = result.plan.as_dict()
+            preview = {"rows": [
+                ("Brings back nodes", ", ".join(plan["adds"]["nodes"]) or "none"),
+                ("Brings back edges", plan["adds"]["edges"]),
+                ("Removes nodes", ", ".join(plan["removes"]["nodes"]) or "none"),
+                ("Removes edges", plan["removes"]["edges"]),
+                ("Removes annotations", plan["removes"]["annotations"]),
+                ("Changes back", json.dumps(plan["changes"]) if plan["changes"] else "nothing"),
+                ("Edges that cannot come back", plan["edges_lost"]),
+            ]}
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "undo_preview": preview})
+
+    @admin.action(description="Apply the selected undos", permissions=["change"])
+    def apply_undo(self, request, queryset):
+        run_for_each(self, request, queryset, lambda pk: undo_apply(
+            actor=self._as_owner(request, pk), reversal_hash=pk, preview=False), "Applied")
+
+
+@admin.register(Tombstone)
+class TombstoneAdmin(ReadOnlyAdmin):
+    list_display = ("memory_preview", "reason", "actor_label", "created_at", "deadline")
+    list_filter = ("reason",)
+    list_select_related = ("memory",)
+    search_fields = ("memory__content",)
+    actions = ["restore"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("memory__search_vector")
+
+    @admin.display(description="node")
+    def memory_preview(self, tombstone):
+        return _preview(tombstone.memory.content)
+
+    @admin.action(description="Restore selected nodes (the undo of what removed them)", permissions=["change"])
+    def restore(self, request, queryset):
+        # Only whoever removed a node may undo it: the curator acts as the undo's owner.
+        run_for_each(self, request, queryset, lambda pk: node_restore(
+            actor=self._as_owner(request, pk, owner_field="undo__owner"), node_id=pk), "Restored")
+
+
+@admin.register(Event)
+class EventAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "action", "owner", "actor_label", "node_count", "reason_preview")
+    list_filter = ("action", "owner")
+    list_select_related = ("owner",)
+    search_fields = ("reason", "reversal_hash")
+    date_hierarchy = "created_at"
+
+    @admin.display(description="nodes")
+    def node_count(self, event):
+        return len(event.node_ids)
+
+    @admin.display(description="reason")
+    def reason_preview(self, event):
+        return _preview(event.reason)
+
+
+class SessionItemInline(admin.TabularInline):
+    model = SessionItem
+    fields = ("created_at", "kind", "text", "delta_s", "activated")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ("-created_at",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("vector")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(CgSession)
+class CgSessionAdmin(ReadOnlyAdmin):
+    list_display = ("id", "owner", "agent_id", "interactions", "entropy", "coherence", "updated_at")
+    list_filter = ("owner",)
+    list_select_related = ("owner",)
+    search_fields = ("agent_id",)
+    inlines = [SessionItemInline]
+
+
+@admin.register(SessionItem)
+class SessionItemAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "kind", "text_preview", "session", "delta_s")
+    list_filter = ("kind",)
+    search_fields = ("text",)
+    hidden_fields = ("vector",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("vector")
+
+    @admin.display(description="text")
+    def text_preview(self, item):
+        return _preview(item.text)
+
+
+@admin.register(NodeProfile)
+class NodeProfileAdmin(ReadOnlyAdmin):
+    list_display = ("memory_preview", "name", "modality", "domain", "johari", "activations", "last_activated_at")
+    list_filter = ("modality", "domain", "johari")
+    list_select_related = ("memory",)
+    search_fields = ("name", "rationale", "memory__content")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("memory__search_vector")
+
+    @admin.display(description="node")
+    def memory_preview(self, profile):
+        return _preview(profile.memory.content)
+
+
+@admin.register(Annotation)
+class AnnotationAdmin(ReadOnlyAdmin):
+    list_display = ("text_preview", "annotation_type", "author_label", "memory_id", "created_at")
+    list_filter = ("annotation_type",)
+    search_fields = ("text",)
+
+    @admin.display(description="text")
+    def text_preview(self, annotation):
+        return _preview(annotation.text)
+
+
+@admin.register(ScratchpadItem)
+class ScratchpadItemAdmin(ReadOnlyAdmin):
+    list_display = ("content_preview", "owner", "agent_id", "session_id", "privacy", "created_at", "expires_at")
+    list_filter = ("privacy", "owner")
+    list_select_related = ("owner",)
+    search_fields = ("content", "agent_id")
+    actions = ["clear_pads"]
+
+    @admin.display(description="content")
+    def content_preview(self, item):
+        return _preview(item.content)
+
+    @admin.action(description="Clear the pads of the selected items (the agent's own items in that session)",
+                  permissions=["change"])
+    def clear_pads(self, request, queryset):
+        # One clear per pad (owner, session, agent): it removes every item of the agent's in that session.
+        pads: dict[tuple, object] = {}
+        for pk, owner_id, session_id, agent_id in queryset.values_list("pk", "owner_id", "session_id", "agent_id"):
+            pads.setdefault((owner_id, session_id, agent_id), pk)
+        keys = {pk: (session_id, agent_id) for (_, session_id, agent_id), pk in pads.items()}
+        run_for_each(self, request, queryset.filter(pk__in=keys), lambda pk: scratchpad_clear(
+            actor=self._as_owner(request, pk), session_id=keys[pk][0], agent_id=keys[pk][1]),
+            "Cleared the pads of")

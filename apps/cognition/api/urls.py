@@ -1,0 +1,36 @@
+from django.urls import path
+
+from apps.cognition.api.views import (
+    AnnotateView, BoostView, ForgetView, LineageView, MergeView, NeighborhoodView, NodeSearchView, NodeStoreView,
+    RecentView, RestoreView, ScratchpadView, SessionDetailView, SessionListView, SystemLogView, TaskApproveView,
+    TaskListView, TaskRejectView, TombstoneListView, TombstoneSearchView, UndoApplyView, UndoListView,
+    UndoPreviewView,
+)
+
+app_name = "cognition_api"
+
+# The fixed names under nodes/ (search/, merge/, neighbourhood/, recent/) come before <node_id>/.
+urlpatterns = [
+    path("cognition/sessions/", SessionListView.as_view(), name="session-list"),
+    path("cognition/sessions/<str:session_id>/", SessionDetailView.as_view(), name="session-detail"),
+    path("cognition/tasks/", TaskListView.as_view(), name="task-list"),
+    path("cognition/tasks/<str:task_id>/approve/", TaskApproveView.as_view(), name="task-approve"),
+    path("cognition/tasks/<str:task_id>/reject/", TaskRejectView.as_view(), name="task-reject"),
+    path("cognition/nodes/", NodeStoreView.as_view(), name="node-store"),
+    path("cognition/nodes/search/", NodeSearchView.as_view(), name="node-search"),
+    path("cognition/nodes/merge/", MergeView.as_view(), name="node-merge"),
+    path("cognition/nodes/neighbourhood/", NeighborhoodView.as_view(), name="node-neighbourhood"),
+    path("cognition/nodes/recent/", RecentView.as_view(), name="node-recent"),
+    path("cognition/nodes/<str:node_id>/lineage/", LineageView.as_view(), name="node-lineage"),
+    path("cognition/nodes/<str:node_id>/annotations/", AnnotateView.as_view(), name="node-annotate"),
+    path("cognition/nodes/<str:node_id>/boost/", BoostView.as_view(), name="node-boost"),
+    path("cognition/nodes/<str:node_id>/forget/", ForgetView.as_view(), name="node-forget"),
+    path("cognition/nodes/<str:node_id>/restore/", RestoreView.as_view(), name="node-restore"),
+    path("cognition/tombstones/", TombstoneListView.as_view(), name="tombstone-list"),
+    path("cognition/tombstones/search/", TombstoneSearchView.as_view(), name="tombstone-search"),
+    path("cognition/undo/", UndoListView.as_view(), name="undo-list"),
+    path("cognition/undo/<str:reversal_hash>/preview/", UndoPreviewView.as_view(), name="undo-preview"),
+    path("cognition/undo/<str:reversal_hash>/apply/", UndoApplyView.as_view(), name="undo-apply"),
+    path("cognition/system-log/", SystemLogView.as_view(), name="system-log"),
+    path("cognition/scratchpad/<str:session_id>/<str:agent_id>/", ScratchpadView.as_view(), name="scratchpad"),
+]
