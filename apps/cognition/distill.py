@@ -169,7 +169,10 @@ def _scored(sources, passages, query_vector, *, code_first: bool) -> list[Passag
     stored = {passage.source: sources[passage.source].vector for passage in passages
               if per_source[passage.source] == 1 and sources[passage.source].vector is not None}
     to_embed = [index for index, passage in enumerate(passages) if passage.source not in stored][:DISTILL_SENTENCES]
-    vectors = dict(zip(to_embed, embed_for_ranking([passages[index].text for index in to_embed])))
+    # A sentence that recurs (across nodes, or within one) is embedded once.
+    distinct = list(dict.fromkeys(passages[index].text for index in to_embed))
+    by_text = dict(zip(distinct, embed_for_ranking(distinct)))
+    vectors = {index: by_text[passages[index].text] for index in to_embed}
     scored = []
     for index, passage in enumerate(passages):
         vector = stored[passage.source] if passage.source in stored else vectors.get(index)

@@ -20,7 +20,8 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import F
+from django.db.models import F, TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -170,8 +171,12 @@ def context_inject(*, actor: User, query, max_tokens=None, session_id=None, prio
     recorded = session_record(session=session, kind=SessionItem.Kind.QUERY, text=query, vector=query_vector.tolist(),
                               activated=[(node.node_id, node.score) for node in nodes],
                               nearest_node_cosine=retrieved.best_similarity)
-    NodeProfile.objects.filter(memory_id__in=[node.node_id for node in nodes]).update(
-        activations=F("activations") + 1, last_activated_at=timezone.now())
+    # Only nodes with a profile count activations; the expansion read which have one (delta S is known): plain
+    # memories cost no statement.
+    profiled = [node.node_id for node in nodes if node.delta_s is not None]
+    if profiled:
+        NodeProfile.objects.filter(memory_id__in=profiled).update(activations=F("activations") + 1,
+                                                                  last_activated_at=timezone.now())
 
     pairs = _conflicts(similar, edges)
     _open_tasks(actor, pairs, query)
@@ -225,8 +230,10 @@ def _expanded(actor: User, seeds: dict[str, float], seed_edges: list[Edge], pool
         for node, other in ((edge.source, edge.target), (edge.target, edge.source)):
             if node in seeds and other not in seeds:
                 reached[other] = max(reached.get(other, 0.0), seeds[node] * edge.weight)
+    # The vector as text, parsed by numpy: pgvector's own parser (a float() per component) cost more than the
+    # statement.
     rows = (memories_readable(actor=actor).filter(pk__in=[*seeds, *reached])
-            .annotate(embedding=F("vector__embedding"), profile_delta_s=F("node_profile__delta_s"))
+            .annotate(embedding=Cast("vector__embedding", TextField()), profile_delta_s=F("node_profile__delta_s"))
             .values_list("pk", "content", "kind", "importance", "embedding", "profile_delta_s"))
     found = {str(pk): (content, kind, importance, embedding, delta_s)
              for pk, content, kind, importance, embedding, delta_s in rows}
@@ -235,9 +242,13 @@ def _expanded(actor: User, seeds: dict[str, float], seed_edges: list[Edge], pool
               **{node: reached[node] for node in neighbours}}
     ordered = sorted(scores, key=lambda node: -scores[node])
     return [Node(node, found[node][0], found[node][1], found[node][2],
-                 None if found[node][3] is None else np.asarray(found[node][3], dtype=np.float64), found[node][4],
+                 None if found[node][3] is None else _vector(found[node][3]), found[node][4],
                  round(scores[node], 6))
             for node in ordered]
+
+
+def _vector(text: str) -> np.ndarray:
+    return np.fromstring(text[1:-1], dtype=np.float64, sep=",")
 
 
 def _edges_of(nodes: list[Node], seeds: dict[str, float], seed_edges: list[Edge], *, needed: bool) -> list[Edge]:

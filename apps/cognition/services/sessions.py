@@ -84,7 +84,8 @@ def session_record(*, session: CgSession, kind: str, text: str, vector: Sequence
     for earlier in earlier_activated:
         nodes.extend(entry["node_id"] for entry in earlier)
     nodes = list(dict.fromkeys(nodes))[:RECENT_ITEMS]
-    coherence = active_coherence(owner=session.owner, node_ids=nodes)
+    # The owner's id is all coherence reads: User(pk=...) spares loading the row.
+    coherence = active_coherence(owner=User(pk=session.owner_id), node_ids=nodes)
     stage = utl.stage_of(session.interactions + 1)
     centroid_cosine = 1.0 if centroid_cosine is None else centroid_cosine
     score = utl.learning_score(surprise=surprise, coherence_score=coherence, stage=stage,
