@@ -18,7 +18,7 @@ Figures (p50/p95 of the wall time of each call, ms):
 - the pulse every Context Graph answer carries: pulse_get, with_pulse (pulse_get on the database thread, the answer
   serialised again), and the lightest tool over MCP.
 - merge_concepts + restore_from_hash and forget_concept + restore_from_hash on linked corpus nodes (each undone, so
-  the graph ends as it began), and a 2-hop neighbourhood of 20 nodes around a linked node.
+  the graph ends as it began), and 2-hop neighbourhoods of 20 nodes (around the nodes whose neighbourhood fills 20).
 MCP runs a real uvicorn server of this checkout on 127.0.0.1 (bench/perf.py's rest_server) and posts one stateless
 JSON-RPC tools/call per call to /mcp/context-graph/ with a Bearer token, as an MCP client does.
 """
