@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, Q
 
 from apps.accounts.models import User
 from apps.cognition import utl
