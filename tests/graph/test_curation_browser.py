@@ -17,9 +17,11 @@ GONE = "id => !window.engramGraph.graph.hasNode(id)"
 
 def test_merge_forget_and_undo_redraw_the_graph(live_url, user, browser_page):  # noqa: F811
     page, errors = browser_page
-    a, b, x = nodes(user, "The user prefers dark mode in every editor.",
-                    "Dark mode is what the user wants in all their editors.", "Editors read the dotfiles repository.")
-    link(user, a, x, 0.6)
+    # Every service call goes through off_loop: with the Redis channel layer its after-commit publish is async_to_sync,
+    # which cannot run in the thread of Playwright's event loop.
+    a, b, x = off_loop(nodes, user, "The user prefers dark mode in every editor.",
+                       "Dark mode is what the user wants in all their editors.", "Editors read the dotfiles repository.")
+    off_loop(link, user, a, x, 0.6)
     log_in(page, live_url)
     wait_for_nodes(page, 3)
 
