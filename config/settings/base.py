@@ -100,6 +100,13 @@ if DATABASE_POOL_SIZE:
         # A request that waits this long for a connection fails with "database busy" (503) instead.
         "timeout": env_int("ENGRAM_DB_POOL_TIMEOUT", 10),
     }
+# The planner's price of a random page read, sent with every connection (so an external server needs no change; options
+# in DATABASE_URL come after it and win). PostgreSQL's default, 4, prices a spinning disk; Engram's tables and indexes
+# are read from memory, and at 4 a lexical match of a fifth of 10k memories scanned the whole table (9 ms) instead of
+# its GIN index (2 ms; docs/benchmarks.md, "Context Graph (issue 19)").
+DATABASE_RANDOM_PAGE_COST = 1.1
+_db_options = DATABASES["default"].setdefault("OPTIONS", {})
+_db_options["options"] = f"-c random_page_cost={DATABASE_RANDOM_PAGE_COST} {_db_options.get('options', '')}".strip()
 # Threads that run Django's (sync) views under ASGI, per process (apps/core/handlers.py): as many as the
 # pool has connections, so that a view seldom waits for one; more requests wait on the event loop.
 ENGRAM_WEB_THREADS = env_int("ENGRAM_WEB_THREADS", DATABASE_POOL_SIZE or 10)
