@@ -5,7 +5,8 @@ links both ways (type, weight, traversal count, timestamps, link id), its NodePr
 Django's serializer writes rows, plus the rows the operation made (a merged node). Rows are put back with the
 deserializer's raw save, which keeps every field as it was (auto_now timestamps included): the restored rows equal
 the snapshot field by field. A snapshot is reached by its unguessable reversal hash, by its owner only, once, until
-it expires (UNDO_RETENTION_DAYS).
+it expires (UNDO_RETENTION_DAYS). In curator mode (the admin's, services/curators.py) a curator applies an owner's
+undo in the owner's graph; the records (the restored Events) name the curator.
 """
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.cognition.limits import UNDO_RETENTION_DAYS
+from apps.cognition.lineage import changes_by
 from apps.cognition.models import Annotation, NodeProfile, Tombstone, UndoEntry
+from apps.cognition.services.curators import curator_scope
 from apps.core.exceptions import Conflict, InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
@@ -115,12 +118,16 @@ class UndoPlan:
         }
 
 
-def _entry_for(*, actor: User, reversal_hash, lock: bool = False) -> UndoEntry:
+def _clean_hash(reversal_hash) -> str:
     if not isinstance(reversal_hash, str) or not reversal_hash.strip():
         raise InvalidInput("reversal_hash must be the hash a merge_concepts or forget_concept answer gave.",
                            field="reversal_hash")
+    return reversal_hash.strip()
+
+
+def _entry_for(*, actor: User, reversal_hash, lock: bool = False) -> UndoEntry:
     entries = UndoEntry.objects.select_for_update() if lock else UndoEntry.objects
-    entry = entries.filter(reversal_hash=reversal_hash.strip(), owner=actor).first()
+    entry = entries.filter(reversal_hash=_clean_hash(reversal_hash), owner=actor).first()
     if entry is None:
         raise NotFound("Unknown reversal_hash: no merge or forget of yours has it.", extra={
             "field": "reversal_hash",
@@ -192,33 +199,46 @@ class UndoResult:
     executed: bool
 
 
-def undo_apply(*, actor: User, reversal_hash, preview: bool = True) -> UndoResult:
+def _hash_owner(actor: User, reversal_hash, curator: bool) -> User:
+    return curator_scope(actor=actor, curator=curator,
+                         rows=UndoEntry.objects.filter(pk=_clean_hash(reversal_hash)))
+
+
+def undo_apply(*, actor: User, reversal_hash, preview: bool = True, curator: bool = False) -> UndoResult:
     """Preview (the default): what the undo would add, remove and change, changing nothing in the graph (the
     preview's digest is kept, so that an undo whose plan has changed since is refused). Execute: put every row of
-    the snapshot back as it was, remove what the operation made, and use up the hash."""
+    the snapshot back as it was, remove what the operation made, and use up the hash. ``curator``: any user's
+    undo, applied in its owner's graph and recorded as the actor's."""
+    owner = _hash_owner(actor, reversal_hash, curator)
+    return _apply(owner, actor, reversal_hash, preview=preview)
+
+
+def _apply(owner: User, by: User, reversal_hash, *, preview: bool) -> UndoResult:
+    """undo_apply for the undo's ``owner`` (their access decides), recorded as ``by``'s."""
     if preview:
-        entry = _entry_for(actor=actor, reversal_hash=reversal_hash)
-        _check_writable(actor, entry)
+        entry = _entry_for(actor=owner, reversal_hash=reversal_hash)
+        _check_writable(owner, entry)
         plan = _plan(entry)
         UndoEntry.objects.filter(pk=entry.pk).update(previewed_digest=plan.digest)
         return UndoResult(plan=plan, executed=False)
     with transaction.atomic():
-        entry = _entry_for(actor=actor, reversal_hash=reversal_hash, lock=True)
-        _check_writable(actor, entry)
+        entry = _entry_for(actor=owner, reversal_hash=reversal_hash, lock=True)
+        _check_writable(owner, entry)
         plan = _plan(entry)
         if entry.previewed_digest and entry.previewed_digest != plan.digest:
             raise Conflict("The graph changed since this undo was previewed, so it would no longer do what the "
                            "preview showed.", extra={
                                "field": "reversal_hash",
                                "suggestion": "Preview it again (preview: true), check the plan, then execute."})
-        _execute(actor, entry, plan)
+        _execute(owner, by, entry, plan)
     return UndoResult(plan=plan, executed=True)
 
 
-def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
+def _execute(owner: User, by: User, entry: UndoEntry, plan: UndoPlan) -> None:
     snapshot = entry.snapshot
-    for memory_id in plan.removed_nodes:
-        memory_delete(actor=actor, memory_id=memory_id, soft=False)
+    with changes_by(by if by != owner else None):
+        for memory_id in plan.removed_nodes:
+            memory_delete(actor=owner, memory_id=memory_id, soft=False)
     Tombstone.objects.filter(memory_id__in=plan.restored_nodes).delete()
     links = snapshot["links"]
     # A link made since between the same two nodes would stand in the way of the original (one per pair).
@@ -246,7 +266,7 @@ def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
     entry.used_at = timezone.now()
     entry.save(update_fields=["used_at"])
     memories = list(Memory.objects.filter(pk__in=plan.restored_nodes))
-    changes.report(Change(Action.RESTORED, str(memory.pk), memory.owner_id, actor.pk,
+    changes.report(Change(Action.RESTORED, str(memory.pk), memory.owner_id, by.pk,
                           {"reversal_hash": entry.reversal_hash, "operation": entry.operation,
                            "removed": plan.removed_nodes})
                    for memory in memories)
@@ -258,13 +278,17 @@ def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
                                     events.undo_applied(restored, plan.removed_nodes, entry.operation))
 
 
+def _node_uuid(node_id) -> uuid.UUID:
+    try:
+        return uuid.UUID(str(node_id))
+    except ValueError:
+        raise InvalidInput("node_id must be a UUID.", field="node_id") from None
+
+
 def undo_for_node(*, actor: User, node_id) -> str:
     """The reversal hash of the operation that removed this node (its forget, or the merge it went into), for
     restore_concept: the node must be in the actor's trash, restorable, and the undo the actor's own."""
-    try:
-        memory_id = uuid.UUID(str(node_id))
-    except ValueError:
-        raise InvalidInput("node_id must be a UUID.", field="node_id") from None
+    memory_id = _node_uuid(node_id)
     tombstone = (Tombstone.objects.select_related("undo", "memory")
                  .filter(memory_id=memory_id, memory__cube_id__in=cube_ids_writable(actor=actor),
                          memory__deleted_at__isnull=False).first())
@@ -278,6 +302,9 @@ def undo_for_node(*, actor: User, node_id) -> str:
     return undo.reversal_hash
 
 
-def node_restore(*, actor: User, node_id, preview: bool = False) -> UndoResult:
-    """restore_concept: undo the operation that removed this node of the actor's trash (see undo_for_node)."""
-    return undo_apply(actor=actor, reversal_hash=undo_for_node(actor=actor, node_id=node_id), preview=preview)
+def node_restore(*, actor: User, node_id, preview: bool = False, curator: bool = False) -> UndoResult:
+    """restore_concept: undo the operation that removed this node of the actor's trash (see undo_for_node).
+    ``curator``: of any user's trash, as the owner of the undo that removed it would, recorded as the actor's."""
+    owner = curator_scope(actor=actor, curator=curator, rows=Tombstone.objects.filter(memory_id=_node_uuid(node_id)),
+                          owner_field="undo__owner")
+    return _apply(owner, actor, undo_for_node(actor=owner, node_id=node_id), preview=preview)
