@@ -11,7 +11,7 @@ from apps.cognition.models import (
 )
 from apps.cognition.services.decisions import task_approve, task_reject
 from apps.cognition.services.scratchpad import scratchpad_clear
-from apps.cognition.services.undo import node_restore, undo_apply
+from apps.cognition.services.undo import node_restore, undo_apply, undo_plan
 from apps.core.admin import run_for_each
 from apps.core.exceptions import DomainError
 
@@ -82,14 +82,13 @@ class UndoEntryAdmin(ReadOnlyAdmin):
         return super().get_queryset(request).defer("snapshot")
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
-        """The page shows the service's preview, as the owner would see it (a preview changes nothing in the graph;
-        it remembers the plan it showed, so an apply after a changed graph is refused)."""
+        """The page shows the undo's plan as the owner would see it, inertly: a view keeps no preview digest, so
+        opening the page never makes a later apply (here, or the owner's) fail because the graph moved on."""
         try:
-            result = undo_apply(actor=request.user, reversal_hash=object_id, preview=True, curator=True)
+            plan = undo_plan(actor=request.user, reversal_hash=object_id, curator=True).as_dict()
         except DomainError as error:
             preview = {"error": error.message}
         else:
-            plan = result.plan.as_dict()
             preview = {"rows": [
                 ("Brings back nodes", ", ".join(plan["adds"]["nodes"]) or "none"),
                 ("Brings back edges", plan["adds"]["edges"]),

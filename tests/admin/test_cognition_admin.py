@@ -6,6 +6,7 @@ import uuid
 import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
+from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.cognition.models import (
@@ -16,7 +17,9 @@ from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.inbox import task_open
 from apps.cognition.services.scratchpad import scratchpad_store
 from apps.cognition.services.store import node_store
+from apps.cognition.services.undo import undo_apply
 from apps.core.exceptions import PermissionDenied
+from apps.memories.models import Memory
 from tests.admin.support import changelist, run_action
 from tests.cognition.curation_support import nodes
 
@@ -78,6 +81,22 @@ def test_the_undo_page_shows_its_preview_and_the_action_applies_it(admin_client_
     assert "used already" in client.get(change(UndoEntry, undo.pk)).content.decode()
     [failed] = run_action(client, UndoEntry, "apply_undo", [undo])
     assert failed.startswith("1 failed: This reversal_hash was used already")
+
+
+def test_viewing_an_undo_page_arms_nothing_but_a_preview_still_does(admin_client_for_staff, alices, user):
+    """The page shows the plan without keeping a digest: a write to the node after the visit does not make the apply
+    fail. A real preview (restore_from_hash's) still does."""
+    client, undo = admin_client_for_staff, alices["undo"]
+    assert "What applying this undo would do" in client.get(change(UndoEntry, undo.pk)).content.decode()
+    undo.refresh_from_db()
+    assert undo.previewed_digest == ""
+    Memory.objects.filter(pk=alices["gone"].pk).update(importance=0.9, updated_at=timezone.now())
+    assert run_action(client, UndoEntry, "apply_undo", [undo]) == ["Applied 1 undo entry."]
+    forgotten = node_forget(actor=user, node_id=alices["x"].pk, reason="obsolete")
+    undo_apply(actor=user, reversal_hash=forgotten.reversal_hash, preview=True)
+    Memory.objects.filter(pk=alices["x"].pk).update(importance=0.9, updated_at=timezone.now())
+    [refused] = run_action(client, UndoEntry, "apply_undo", [UndoEntry.objects.get(pk=forgotten.reversal_hash)])
+    assert "changed since this undo was previewed" in refused
 
 
 def test_task_actions_approve_and_reject_through_the_decision_service(admin_client_for_staff, alices, user,

@@ -213,6 +213,15 @@ def undo_apply(*, actor: User, reversal_hash, preview: bool = True, curator: boo
     return _apply(owner, actor, reversal_hash, preview=preview)
 
 
+def undo_plan(*, actor: User, reversal_hash, curator: bool = False) -> UndoPlan:
+    """What executing the undo would do now, for a page that only shows it (the admin's): unlike a preview it keeps
+    no digest, so looking at an undo never arms the check that refuses a later apply."""
+    owner = _hash_owner(actor, reversal_hash, curator)
+    entry = _entry_for(actor=owner, reversal_hash=reversal_hash)
+    _check_writable(owner, entry)
+    return _plan(entry)
+
+
 def _apply(owner: User, by: User, reversal_hash, *, preview: bool) -> UndoResult:
     """undo_apply for the undo's ``owner`` (their access decides), recorded as ``by``'s."""
     if preview:
