@@ -125,6 +125,8 @@ class UndoEntry(models.Model):
     class Operation(models.TextChoices):
         MERGE = "merge", "Merge"
         FORGET = "forget", "Forget"
+        # A merge_concepts call that linked its nodes instead (their priors disagree): its relational edges.
+        RELATE = "relate", "Relational link"
 
     reversal_hash = models.CharField(max_length=64, primary_key=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

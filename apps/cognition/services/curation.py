@@ -26,7 +26,7 @@ from apps.cognition import utl
 from apps.cognition.limits import ANNOTATION_MAX_CHARS, MERGE_MAX_SOURCES, PRIORS_MIN_COSINE, Domain
 from apps.cognition.models import Annotation, Event, NodeProfile, Tombstone, UndoEntry
 from apps.cognition.services.inbox import tasks_close_for
-from apps.cognition.services.undo import snapshot_take, undo_record
+from apps.cognition.services.undo import snapshot_links, snapshot_take, undo_record
 from apps.core.exceptions import Conflict, InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
@@ -292,7 +292,7 @@ def nodes_merge(*, actor: User, source_node_ids, target_name, merge_strategy: st
     sources = _merge_sources(actor, source_node_ids)
     priors = priors_check(sources)
     if not priors.compatible and not force_merge:
-        return _relate(actor, recorded_as or actor, sources, priors)
+        return _relate(actor, sources, priors)
     content = merged_content(sources, merge_strategy)
     if len(content) > settings.ENGRAM_MAX_CONTENT_CHARS:
         raise InvalidInput(f"The merged content would be {len(content)} characters, over the limit of "
@@ -387,19 +387,27 @@ def _report_unlinked(by: User, links: list[MemoryLink], reason: str) -> None:
                    for source_id, removed in by_source.items())
 
 
-def _relate(actor: User, by: User, sources: list[Memory], priors: Priors) -> MergeResult:
+def _relate(actor: User, sources: list[Memory], priors: Priors) -> MergeResult:
     """Instead of merging nodes whose priors disagree: an analogical edge from the first to each of the others,
-    weighted by their similarity, and a note that keeps each perspective's own truth."""
+    weighted by their similarity, and a note that keeps each perspective's own truth. A link already on such a pair
+    takes the new type and weight, so the undo keeps it as it was (and removes the edges that are new)."""
     vectors = dict(MemoryVector.objects.filter(memory__in=sources).values_list("memory_id", "embedding"))
     first, others = sources[0], sources[1:]
-    for other in others:
-        similarity = utl.cosine(vectors[first.pk], vectors[other.pk])
-        memory_link(actor=actor, source_id=first.pk, target_id=other.pk, link_type=MemoryLink.LinkType.ANALOGICAL,
-                    weight=round(min(1.0, max(0.0, similarity)), 4))
+    with transaction.atomic():
+        snapshot = snapshot_links(pairs=[(first.pk, other.pk) for other in others], cube_ids=[first.cube_id])
+        for other in others:
+            similarity = utl.cosine(vectors[first.pk], vectors[other.pk])
+            linked = memory_link(actor=actor, source_id=first.pk, target_id=other.pk,
+                                 link_type=MemoryLink.LinkType.ANALOGICAL,
+                                 weight=round(min(1.0, max(0.0, similarity)), 4))
+            if linked.created:
+                snapshot["made"]["links"].append(linked.link.pk)
+        entry = undo_record(actor=actor, operation=UndoEntry.Operation.RELATE, node_ids=[m.pk for m in sources],
+                            snapshot=snapshot)
     note = "; but ".join(f"in {priors.labels[str(memory.pk)]}, \"{_excerpt(memory.content)}\"" for memory in sources)
     note = note[0].upper() + note[1:] + f" (not merged: {priors.why})."
     return MergeResult(merged=None, nodes_merged=0, edges_redirected=0, priors_compatible=False,
-                       relational_edge_created=True, relational_note=note, reversal_hash=None)
+                       relational_edge_created=True, relational_note=note, reversal_hash=entry.reversal_hash)
 
 
 def _excerpt(text: str) -> str:
