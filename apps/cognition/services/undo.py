@@ -4,11 +4,11 @@ A snapshot holds each affected memory row with its id and every field, its vecto
 links both ways (type, weight, traversal count, timestamps, link id), its NodeProfile and its annotations, as
 Django's serializer writes rows, plus the rows the operation made (a merged node). An operation that only links (a
 merge declined because the priors disagree: its relational edges) keeps just the links it overwrote and the ids of
-those it made. Rows are put back with the
-deserializer's raw save, which keeps every field as it was (auto_now timestamps included): the restored rows equal
-the snapshot field by field. A snapshot is reached by its unguessable reversal hash, by its owner only, once, until
-it expires (UNDO_RETENTION_DAYS). In curator mode (the admin's, services/curators.py) a curator applies an owner's
-undo in the owner's graph; the records (the restored Events) name the curator.
+those it made. Rows are put back with the deserializer's raw save, which keeps every field as it was (auto_now
+timestamps included): the restored rows equal the snapshot field by field. A snapshot is reached by its unguessable
+reversal hash, by its owner only, once, until it expires (UNDO_RETENTION_DAYS). In curator mode (the admin's,
+services/curators.py) a curator applies an owner's undo in the owner's graph; the records (the restored Events) name
+the curator.
 """
 from __future__ import annotations
 
