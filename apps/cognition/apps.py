@@ -8,6 +8,8 @@ class CognitionConfig(AppConfig):
 
     def ready(self) -> None:
         from apps.cognition.lineage import record_changes
+        from apps.cognition.media_files import remove_media_of_purged
         from apps.memories import changes
 
         changes.register(record_changes)
+        changes.register(remove_media_of_purged)
