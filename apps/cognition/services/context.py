@@ -40,6 +40,7 @@ from apps.cognition.selectors.bundles import (
 from apps.cognition.selectors.graph import node_neighborhood
 from apps.cognition.services.inbox import Proposal, tasks_open
 from apps.cognition.services.sessions import Recorded, session_record, session_start
+from apps.core.commits import unflushed_commit
 from apps.core.exceptions import InvalidInput
 from apps.memories.selectors import memories_readable
 from apps.memories.services import memory_retrieve
@@ -175,8 +176,8 @@ def context_inject(*, actor: User, query, max_tokens=None, session_id=None, prio
     # memories cost no statement.
     profiled = [node.node_id for node in nodes if node.delta_s is not None]
     if profiled:
-        NodeProfile.objects.filter(memory_id__in=profiled).update(activations=F("activations") + 1,
-                                                                  last_activated_at=timezone.now())
+        NodeProfile.objects.filter(unflushed_commit(), memory_id__in=profiled).update(
+            activations=F("activations") + 1, last_activated_at=timezone.now())  # a read's bookkeeping: no WAL wait
 
     pairs = _conflicts(similar, edges)
     _open_tasks(actor, pairs, query)

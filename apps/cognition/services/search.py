@@ -13,6 +13,7 @@ from apps.cognition.limits import SEARCH_TOP_K
 from apps.cognition.models import CgSession, NodeProfile
 from apps.cognition.selectors.graph import node_filters
 from apps.cognition.services.sessions import session_record, session_start
+from apps.core.commits import unflushed_commit
 from apps.core.exceptions import InvalidInput
 from apps.memories.services import memory_retrieve
 from apps.memories.services.retrieval import ScoredMemory
@@ -44,6 +45,7 @@ def node_search(*, actor: User, query, top_k=None, min_importance=None, johari_q
                    activated=[(item.memory.pk, item.score) for item in found.items],
                    nearest_node_cosine=found.best_similarity)
     # A node's profile counts its activations (a memory without one has its access count, which retrieval raised).
-    NodeProfile.objects.filter(memory_id__in=[item.memory.pk for item in found.items]).update(
+    # Bookkeeping of a read, as the retrieval's reinforcement: it need not wait for the WAL flush.
+    NodeProfile.objects.filter(unflushed_commit(), memory_id__in=[item.memory.pk for item in found.items]).update(
         activations=F("activations") + 1, last_activated_at=timezone.now())
     return NodeSearch(items=found.items, session=session)
