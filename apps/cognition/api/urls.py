@@ -1,6 +1,7 @@
 from django.urls import path
 
 from apps.cognition.api.reasoning_views import CausalExpandView, CausalPathView, CausalQueryView, EntailmentView
+from apps.cognition.api.state_views import HomeostasisView, NeuromodulationView, UtlStatusView
 from apps.cognition.api.views import (
     AnnotateView, BoostView, ForgetView, LineageView, MergeView, NeighborhoodView, NodeSearchView, NodeStoreView,
     RecentView, RestoreView, ScratchpadView, SessionDetailView, SessionListView, SystemLogView, TaskApproveView,
@@ -38,4 +39,7 @@ urlpatterns = [
     path("cognition/undo/<str:reversal_hash>/apply/", UndoApplyView.as_view(), name="undo-apply"),
     path("cognition/system-log/", SystemLogView.as_view(), name="system-log"),
     path("cognition/scratchpad/<str:session_id>/<str:agent_id>/", ScratchpadView.as_view(), name="scratchpad"),
+    path("cognition/sessions/<str:session_id>/utl/", UtlStatusView.as_view(), name="session-utl"),
+    path("cognition/neuromodulation/", NeuromodulationView.as_view(), name="neuromodulation"),
+    path("cognition/homeostasis/", HomeostasisView.as_view(), name="homeostasis"),
 ]
