@@ -16,10 +16,9 @@ from apps.cognition.selectors.state import (
 from apps.cognition.services.inbox import task_open
 from apps.cognition.state_answers import homeostasis_answer, neuromodulation_answer, utl_status_answer
 from apps.core.exceptions import InvalidInput, NotFound
-from apps.memories.models import Memory
 from apps.memories.services import memory_delete
-from apps.memories.services.curation import memory_link
-from tests.cognition.support import new_session, node, set_state, staging_graph, unlinked
+from tests.cognition.state_support import IMPORTANCE, graph
+from tests.cognition.support import new_session, set_state, staging_graph
 
 pytestmark = pytest.mark.django_db
 
@@ -100,31 +99,6 @@ def test_neuromodulation_reads_the_latest_or_named_session_and_rests_without_one
 
 
 # --- homeostasis --------------------------------------------------------------------------------------------------
-
-IMPORTANCE = {"a": 0.9, "b": 0.8, "c": 0.3, "d": 0.95, "e": 0.7, "f": 0.2}
-
-
-def causal(user, source, target, weight=0.8):
-    memory_link(actor=user, source_id=source.pk, target_id=target.pk, link_type="causal", weight=weight)
-
-
-def graph(user, prefix: str = "") -> dict:
-    """a -> b -> c -> a, a directed causal cycle (c unimportant); d -> a, important but off the cycle; e (important)
-    and f in an open ambiguity task."""
-    topics = {"a": "deploys", "b": "migrations", "c": "backups", "d": "alerts", "e": "invoices", "f": "receipts"}
-    nodes = {name: node(user, f"{prefix}The {topic} note number {name}.", topic) for name, topic in topics.items()}
-    unlinked(user)
-    for name, importance in IMPORTANCE.items():
-        Memory.objects.filter(pk=nodes[name].pk).update(importance=importance)
-    causal(user, nodes["a"], nodes["b"])
-    causal(user, nodes["b"], nodes["c"])
-    causal(user, nodes["c"], nodes["a"])
-    causal(user, nodes["d"], nodes["a"])
-    task_open(owner=user, task_type=CurationTask.TaskType.AMBIGUITY_DETECTED,
-              node_ids=[nodes["e"].pk, nodes["f"].pk], reason="They disagree about the invoices.",
-              suggested_tool="annotate_node")
-    return nodes
-
 
 def test_homeostasis_of_a_hand_built_graph(user):
     nodes = graph(user)
