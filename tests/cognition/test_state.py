@@ -214,3 +214,14 @@ def test_rest_refuses_bad_input_and_other_users_sessions(api, bob_api, user):
     assert bob_api.get(f"{BASE}/neuromodulation/", {"session_id": str(session.pk)}).status_code == 404
     graph(user)
     assert bob_api.get(f"{BASE}/homeostasis/").json()["nodes"] == 0
+
+
+# --- the pulse page's panel ---------------------------------------------------------------------------------------
+
+def test_the_pulse_page_shows_the_latest_sessions_levels_and_only_the_callers(alice, bob, user):
+    set_state(new_session(user), entropy=0.1, coherence=0.6, interactions=5)
+    page = alice.get("/cognition/").content.decode()
+    assert 'id="neuromodulation"' in page and ">exploit</span>" in page
+    assert ">3.88</dd>" in page and ">0.52</dd>" in page and ">+5</dd>" in page and ">0.36</dd>" in page
+    theirs = bob.get("/cognition/").content.decode()
+    assert ">explore</span>" in theirs and "At rest" in theirs and ">3.88</dd>" not in theirs
