@@ -78,6 +78,16 @@ def test_utl_status_refuses_unknown_foreign_and_malformed_sessions(user, other_u
         assert raised.value.field == "session_id"
 
 
+def test_utl_status_is_two_queries_and_the_levels_one(user, django_assert_num_queries):
+    session = set_state(new_session(user), entropy=0.4, coherence=0.5, interactions=3)
+    SessionItem.objects.bulk_create([SessionItem(session=session, kind="query", text=f"question {n}",
+                                                 vector=[0.01] * 384, delta_s=0.5) for n in range(30)])
+    with django_assert_num_queries(2):
+        utl_status_get(actor=user, session_id=session.pk)
+    with django_assert_num_queries(1):
+        neuromodulation_get(actor=user)
+
+
 # --- neuromodulation ----------------------------------------------------------------------------------------------
 
 def test_neuromodulation_reads_the_latest_or_named_session_and_rests_without_one(user, other_user):
