@@ -2,6 +2,9 @@ from django.urls import path
 
 from apps.cognition.api.reasoning_views import CausalExpandView, CausalPathView, CausalQueryView, EntailmentView
 from apps.cognition.api.views import (
+    AdversarialCheckView, CritiqueView, QuarantineListView, QuarantineReleaseView,
+)
+from apps.cognition.api.views import (
     AnnotateView, BoostView, ForgetView, LineageView, MergeView, NeighborhoodView, NodeSearchView, NodeStoreView,
     RecentView, RestoreView, ScratchpadView, SessionDetailView, SessionListView, SystemLogView, TaskApproveView,
     TaskListView, TaskRejectView, TombstoneListView, TombstoneSearchView, UndoApplyView, UndoListView,
@@ -38,4 +41,8 @@ urlpatterns = [
     path("cognition/undo/<str:reversal_hash>/apply/", UndoApplyView.as_view(), name="undo-apply"),
     path("cognition/system-log/", SystemLogView.as_view(), name="system-log"),
     path("cognition/scratchpad/<str:session_id>/<str:agent_id>/", ScratchpadView.as_view(), name="scratchpad"),
+    path("cognition/adversarial/check/", AdversarialCheckView.as_view(), name="adversarial-check"),
+    path("cognition/critique/", CritiqueView.as_view(), name="critique"),
+    path("cognition/quarantine/", QuarantineListView.as_view(), name="quarantine-list"),
+    path("cognition/quarantine/<str:node_id>/release/", QuarantineReleaseView.as_view(), name="quarantine-release"),
 ]
