@@ -111,10 +111,14 @@ def test_the_threshold_decides_what_is_reported(user):
 
 def test_focal_nodes_are_compared_with_every_sentence(user):
     [webhooks] = stored(user, WEBHOOKS)
-    stored(user, *[f"The payments service sends receipt number {n} by email." for n in range(8)])
-    found = critique_context(actor=user, reasoning_summary="The payments service retries failed webhooks.",
-                             focal_nodes=[str(webhooks.pk)])
+    # Closer to the sentence than the webhook note: without focal_nodes, the note is not among its nearest five.
+    stored(user, *[f"The payments service retries failed webhooks for merchant {n}." for n in range(6)])
+    summary = "The payments service retries failed webhooks."
+    alone = critique_context(actor=user, reasoning_summary=summary)
+    assert str(webhooks.pk) not in [node for node, _ in alone.nearest[0]] and alone.contradictions == []
+    found = critique_context(actor=user, reasoning_summary=summary, focal_nodes=[str(webhooks.pk)])
     assert str(webhooks.pk) in [node for node, _ in found.nearest[0]]
+    assert ("negation", str(webhooks.pk)) in kinds(found)
 
 
 def test_user_a_never_cites_user_bs_nodes(user, other_user):
