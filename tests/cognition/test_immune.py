@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from apps.cognition.claims import causal_claims
 from apps.cognition.limits import ANOMALY_MIN_NODES
 from apps.cognition.models import Event, NodeProfile, SessionItem
 from apps.cognition.selectors.graph import node_neighborhood
@@ -174,16 +173,6 @@ def test_bad_content_names_the_field(user, content):
 
 
 # --- circular_logic ------------------------------------------------------------------------------------------------
-
-def test_claims_read_their_direction_from_the_cue():
-    [because] = causal_claims("The deploy failed because the cache was cold.")
-    assert (because.cause, because.effect) == ("the cache was cold", "The deploy failed")
-    [leads] = causal_claims("A cold cache leads to a failed deploy.")
-    assert (leads.cause, leads.effect) == ("A cold cache", "a failed deploy")
-    [opening] = causal_claims("Because the index was missing, queries were slow.")
-    assert (opening.cause, opening.effect) == ("the index was missing", "queries were slow")
-    assert causal_claims("The root cause is unknown.") == []
-
 
 @pytest.fixture
 def causal_graph(user):

@@ -1,7 +1,7 @@
 """critique_context: a reasoning summary checked against the actor's own graph, sentence by sentence; no model writes
 or judges anything.
 
-Each sentence of the summary (and each side of its causal claims, apps/cognition/claims.py) is embedded in one model
+Each sentence of the summary (and each side of its causal claim, apps/memories/text.causal_claims) is embedded in one model
 call. A sentence meets its CRITIQUE_NEIGHBOURS nearest live, unquarantined nodes of the cubes the actor may read,
 and the focal nodes, when their cosine reaches CRITIQUE_RELATED_COSINE (below it they are not about the same thing).
 A finding, scored in [0, 1], is a contradiction when its score reaches ``contradiction_threshold``:
@@ -17,13 +17,13 @@ and one against a node that is not among a sentence's nearest, go unseen.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from apps.accounts.models import User
 from apps.cognition import conflicts
-from apps.cognition.claims import causal_claims, sentences
 from apps.cognition.limits import (
     CLAIM_RESOLVE_COSINE, CONTRADICTION_THRESHOLD, CONTRADICTION_THRESHOLD_DEFAULT, CORRECTION_UNCONFIRMED,
     CRITIQUE_FINDINGS, CRITIQUE_FOCAL_NODES, CRITIQUE_NEIGHBOURS, CRITIQUE_RELATED_COSINE, CRITIQUE_SENTENCES,
@@ -36,6 +36,7 @@ from apps.core.validation import refuse_unstorable_text
 from apps.memories.embeddings import embed_texts
 from apps.memories.models import Memory, MemoryVector
 from apps.memories.selectors import memory_ids_readable
+from apps.memories.text import causal_claims
 from apps.projects.models import Decision
 
 KINDS = ("negation", "numbers", "correction", "superseded_decision", "reversed_causal_edge")
@@ -44,6 +45,7 @@ METHOD = ("Sentences embedded with MiniLM and compared with their nearest nodes 
           "links); no language model.")
 # Characters of a node's content an answer quotes.
 QUOTE_CHARS = 300
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 @dataclass(frozen=True)
@@ -114,8 +116,8 @@ def critique_context(*, actor: User, reasoning_summary, focal_nodes=None, contra
     threshold = CONTRADICTION_THRESHOLD.clean(contradiction_threshold, field="contradiction_threshold")
     threshold = CONTRADICTION_THRESHOLD_DEFAULT if threshold is None else threshold
     focal = _clean_focal(actor, focal_nodes)
-    said = sentences(summary)[:CRITIQUE_SENTENCES]
-    claims = [[claim for claim in causal_claims(sentence)] for sentence in said]
+    said = [piece.strip() for piece in _SENTENCE_END.split(summary) if piece.strip()][:CRITIQUE_SENTENCES]
+    claims = [causal_claims(sentence) for sentence in said]  # each sentence's own claim
     sides = [side for sentence_claims in claims for claim in sentence_claims for side in (claim.cause, claim.effect)]
     vectors = np.asarray(embed_texts([*said, *sides]), dtype=np.float64)  # one model call
     sentence_vectors, side_vectors = vectors[:len(said)], vectors[len(said):]

@@ -8,7 +8,7 @@
   ANOMALY_MIN_NODES). Confidence = min(1, z / (2 x ANOMALY_SD)).
 - content_misalignment: a given embedding whose cosine to the content's own embedding is below MISALIGNMENT_COSINE.
   Confidence = 1 - 0.5 x max(cos, 0) / MISALIGNMENT_COSINE.
-- circular_logic: a causal claim of the text (apps/cognition/claims.py), each side resolved to the nearest node at
+- circular_logic: a causal claim of the text (apps/memories/text.causal_claims), each side resolved to the nearest node at
   CLAIM_RESOLVE_COSINE, would close a directed cycle of causal links (the effect already leads to the cause, within
   CYCLE_HOPS), or names one node as its own cause. Confidence = the lower of the two sides' cosines.
 
@@ -27,7 +27,6 @@ import numpy as np
 from django.conf import settings
 
 from apps.accounts.models import User
-from apps.cognition.claims import CausalClaim, causal_claims, sentences
 from apps.cognition.limits import (
     ANOMALY_MIN_NODES, ANOMALY_MIN_SD, ANOMALY_SAMPLE, ANOMALY_SD, CLAIM_RESOLVE_COSINE, CLAIMS_CHECKED, CYCLE_HOPS,
     CYCLE_NODES, MISALIGNMENT_COSINE, STORE_CONTENT_MAX_CHARS,
@@ -38,6 +37,7 @@ from apps.cognition.selectors.immune import (
 from apps.core.exceptions import InvalidInput
 from apps.core.validation import refuse_unstorable_text
 from apps.memories.sectors import embed_contents
+from apps.memories.text import CausalClaim, causal_claims
 
 PROMPT_INJECTION = "prompt_injection"
 EMBEDDING_ANOMALY = "embedding_anomaly"
@@ -181,7 +181,7 @@ def injection_findings(text: str, *, where: str = "content") -> list[Finding]:
 def screen_text(text: str, *, rationale: str = "") -> Screening:
     """The checks that need no graph: injections in the text (and a store's rationale), and its causal claims."""
     injections = injection_findings(text) + (injection_findings(rationale, where="rationale") if rationale else [])
-    claims = [claim for sentence in sentences(text) for claim in causal_claims(sentence)][:CLAIMS_CHECKED]
+    claims = causal_claims(text)[:CLAIMS_CHECKED]
     return Screening(injections=injections, claims=claims)
 
 
