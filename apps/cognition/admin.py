@@ -197,9 +197,9 @@ class NodeProfileAdmin(ReadOnlyAdmin):
     @admin.action(description="Release selected quarantined nodes (back into retrieval, with their links)",
                   permissions=["change"])
     def release(self, request, queryset):
-        # The reviewer acts as the node's owner, who may write its cube.
-        run_for_each(self, request, queryset, lambda pk: node_release(
-            actor=self._as_owner(request, pk, owner_field="memory__owner"), node_id=pk), "Released")
+        # The curator reviews in the node owner's graph; the release is recorded as the curator's.
+        run_for_each(self, request, queryset, lambda pk: node_release(actor=request.user, node_id=pk, curator=True),
+                     "Released")
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("memory__search_vector")

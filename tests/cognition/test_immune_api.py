@@ -5,8 +5,10 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from apps.cognition.models import NodeProfile
+from apps.cognition.models import Event, NodeProfile
+from apps.cognition.services.quarantine import node_release
 from apps.cognition.services.store import node_store
+from apps.core.exceptions import PermissionDenied
 from apps.memories.services import memory_retrieve, memory_store_many
 
 pytestmark = pytest.mark.django_db
@@ -95,5 +97,16 @@ def test_the_admin_filters_and_releases_through_the_service(client, staff_user, 
     messages = [str(message) for message in response.context["messages"]]
     assert messages[0] == "Released 1 node profile." and messages[1].startswith("1 failed: Node")
     assert not NodeProfile.objects.get(memory=node).quarantined
+    released = Event.objects.get(action=Event.Action.RESTORED, node_ids__contains=[node.pk])
+    assert released.actor == staff_user  # the curator, acting in alice's graph, is who the record names
     assert node.pk in {item.memory.pk for item in memory_retrieve(actor=user, text="harbour notes assistant",
                                                                    limit=20, reinforce=False).items}
+
+
+def test_releasing_for_another_user_needs_the_curators_permission(user, other_user):
+    node = node_store(actor=user, rationale=RATIONALE, content=INJECTION).memory
+    other_user.is_staff = True
+    other_user.save()
+    with pytest.raises(PermissionDenied):
+        node_release(actor=other_user, node_id=node.pk, curator=True)
+    assert NodeProfile.objects.get(memory=node).quarantined

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from apps.accounts.models import User
+from apps.cognition.lineage import changes_by
 from apps.cognition.models import Event, NodeProfile
 from apps.cognition.selectors.lineage import parse_node_id
+from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.immune import AdversarialCheck
 from apps.core.exceptions import DomainError, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_readable, cube_ids_writable
@@ -47,28 +49,31 @@ class Released:
     links_lost: int
 
 
-def node_release(*, actor: User, node_id) -> Released:
+def node_release(*, actor: User, node_id, curator: bool = False) -> Released:
     """A reviewer's release of a quarantined node: back in retrieval, with the links its store made and those it
     asked for (as far as their other ends still live and are readable), and a restored Event. The reviewer may
-    write the node's cube; a node they cannot read, or that is not in quarantine, is not found."""
+    write the node's cube; a node they cannot read, or that is not in quarantine, is not found. ``curator``: any
+    user's node, as its owner would release it, recorded as the actor's."""
     node = parse_node_id(node_id)
-    with transaction.atomic():
+    owner = curator_scope(actor=actor, curator=curator, rows=NodeProfile.objects.filter(memory_id=node),
+                          owner_field="memory__owner")
+    with transaction.atomic(), changes_by(actor if owner != actor else None):
         profile = (NodeProfile.objects.select_for_update(of=("self",)).select_related("memory")
                    .filter(memory_id=node, quarantined=True, memory__deleted_at__isnull=True,
-                           memory__cube_id__in=cube_ids_readable(actor=actor)).first())
+                           memory__cube_id__in=cube_ids_readable(actor=owner)).first())
         if profile is None:
             raise NotFound(f"Node {node} is not in a quarantine you can see: it is unknown, not yours, forgotten or "
                            "released already.", extra={"field": "node_id", "suggestion":
                                                        "List the quarantine (GET /api/v1/cognition/quarantine/)."})
         memory = profile.memory
-        if not cube_ids_writable(actor=actor).filter(id=memory.cube_id).exists():
+        if not cube_ids_writable(actor=owner).filter(id=memory.cube_id).exists():
             raise PermissionDenied(f"Node {node} is in cube {memory.cube_id}, which you may read but not change: its "
                                    "owner or a writer of the cube reviews it.", extra={"field": "node_id"})
         profile.quarantined = False
         profile.save(update_fields=["quarantined"])
         block = (Event.objects.filter(action=Event.Action.ADVERSARIAL_BLOCK, node_ids__contains=[memory.pk])
                  .order_by("-created_at", "-id").first())
-        restored, lost = _relink(actor, memory, block.detail if block else {})
+        restored, lost = _relink(owner, memory, block.detail if block else {})
         Event.objects.create(owner_id=memory.owner_id, actor=actor, actor_label=actor.get_username(),
                              action=Event.Action.RESTORED, node_ids=[memory.pk],
                              reason=f"Released from quarantine by {actor.get_username()}.",
