@@ -35,6 +35,13 @@ class NodeProfile(models.Model):
     # How often retrieval has activated the node, and when last.
     activations = models.PositiveIntegerField(default=0)
     last_activated_at = models.DateTimeField(null=True, blank=True)
+    # Stored, but kept out of retrieval until a reviewer releases it (check_adversarial found an attack).
+    quarantined = models.BooleanField(default=False)
+
+    class Meta:
+        # Retrieval's NOT EXISTS reads this index only: it holds the quarantined few, not every profile.
+        indexes = [models.Index(fields=["memory"], condition=models.Q(quarantined=True),
+                                name="cg_profile_quarantined")]
 
     def __str__(self) -> str:
         return self.name or str(self.memory_id)

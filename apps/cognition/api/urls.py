@@ -3,10 +3,10 @@ from django.urls import path
 from apps.cognition.api.reasoning_views import CausalExpandView, CausalPathView, CausalQueryView, EntailmentView
 from apps.cognition.api.state_views import HomeostasisView, NeuromodulationView, UtlStatusView
 from apps.cognition.api.views import (
-    AnnotateView, BoostView, ForgetView, LineageView, MergeView, NeighborhoodView, NodeSearchView, NodeStoreView,
-    RecentView, RestoreView, ScratchpadView, SessionDetailView, SessionListView, SystemLogView, TaskApproveView,
-    TaskListView, TaskRejectView, TombstoneListView, TombstoneSearchView, UndoApplyView, UndoListView,
-    UndoPreviewView,
+    AdversarialCheckView, AnnotateView, BoostView, CritiqueView, ForgetView, LineageView, MergeView, NeighborhoodView,
+    NodeSearchView, NodeStoreView, QuarantineListView, QuarantineReleaseView, RecentView, RestoreView, ScratchpadView,
+    SessionDetailView, SessionListView, SystemLogView, TaskApproveView, TaskListView, TaskRejectView,
+    TombstoneListView, TombstoneSearchView, UndoApplyView, UndoListView, UndoPreviewView,
 )
 
 app_name = "cognition_api"
@@ -42,4 +42,8 @@ urlpatterns = [
     path("cognition/sessions/<str:session_id>/utl/", UtlStatusView.as_view(), name="session-utl"),
     path("cognition/neuromodulation/", NeuromodulationView.as_view(), name="neuromodulation"),
     path("cognition/homeostasis/", HomeostasisView.as_view(), name="homeostasis"),
+    path("cognition/adversarial/check/", AdversarialCheckView.as_view(), name="adversarial-check"),
+    path("cognition/critique/", CritiqueView.as_view(), name="critique"),
+    path("cognition/quarantine/", QuarantineListView.as_view(), name="quarantine-list"),
+    path("cognition/quarantine/<str:node_id>/release/", QuarantineReleaseView.as_view(), name="quarantine-release"),
 ]
