@@ -1,8 +1,9 @@
-"""The undo log: what a merge or a forget changed, row by row, and putting it back.
+"""The undo log: what a merge, a forget or a dream changed, row by row, and putting it back.
 
 A snapshot holds each affected memory row with its id and every field, its vector (embedding and token count), its
 links both ways (type, weight, traversal count, timestamps, link id), its NodeProfile and its annotations, as
-Django's serializer writes rows, plus the rows the operation made (a merged node). Rows are put back with the
+Django's serializer writes rows, plus the rows the operation made (a merged node; a dream's new links too). A dream's
+snapshot (services/dream/) also names the cubes it wrote and the merges it made, whose own undos it covers. Rows are put back with the
 deserializer's raw save, which keeps every field as it was (auto_now timestamps included): the restored rows equal
 the snapshot field by field. A snapshot is reached by its unguessable reversal hash, by its owner only, once, until
 it expires (UNDO_RETENTION_DAYS).
@@ -23,7 +24,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.cognition.limits import UNDO_RETENTION_DAYS
-from apps.cognition.models import Annotation, NodeProfile, Tombstone, UndoEntry
+from apps.cognition.models import Annotation, ConsolidationRun, Event, NodeProfile, Tombstone, UndoEntry
 from apps.core.exceptions import Conflict, InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
@@ -59,6 +60,11 @@ def _rows(queryset) -> list[dict]:
         for name in _GENERATED:
             row["fields"].pop(name, None)
     return json.loads(json.dumps(rows, default=_json_value))
+
+
+def link_rows(link_ids) -> list[dict]:
+    """These links as a snapshot keeps them (a dream snapshots each link before its first change)."""
+    return _rows(MemoryLink.objects.filter(pk__in=list(link_ids)).order_by("pk"))
 
 
 def snapshot_take(memory_ids: list) -> dict:
@@ -136,7 +142,19 @@ def _entry_for(*, actor: User, reversal_hash, lock: bool = False) -> UndoEntry:
 
 
 def _cube_ids(entry: UndoEntry) -> set[str]:
-    return {row["fields"]["cube"] for row in entry.snapshot["memories"]}
+    return {row["fields"]["cube"] for row in entry.snapshot["memories"]} | set(entry.snapshot.get("cubes", []))
+
+
+def _made_links(snapshot: dict) -> set[int]:
+    return set(snapshot["made"].get("links", []))
+
+
+def _check_not_dreaming(entry: UndoEntry) -> None:
+    """A dream's undo waits until the dream has stopped: its snapshot still grows while it runs."""
+    if entry.operation == UndoEntry.Operation.DREAM and ConsolidationRun.objects.filter(
+            reversal_hash=entry.reversal_hash, status__in=ConsolidationRun.ACTIVE).exists():
+        raise Conflict("This dream is still running, so it cannot be undone yet.", extra={
+            "field": "reversal_hash", "suggestion": "Wait for it to finish (or query, which wakes it), then undo."})
 
 
 def _check_writable(actor: User, entry: UndoEntry) -> None:
@@ -161,15 +179,16 @@ def _plan(entry: UndoEntry) -> UndoPlan:
             if fields:
                 changed[row["pk"]] = fields
     removed = [pk for pk in made if pk in current]
+    made_links = _made_links(snapshot)
     # After the undo these exist: the snapshot's memories, and every other memory still present now.
     others = {str(pk) for row in snapshot["links"] for pk in (row["fields"]["source"], row["fields"]["target"])}
     present = {str(pk) for pk in Memory.objects.filter(pk__in=others - set(made)).values_list("pk", flat=True)}
     present |= set(node_ids)
-    restorable = [row for row in snapshot["links"]
-                  if row["fields"]["source"] in present and row["fields"]["target"] in present]
+    restorable = [row for row in snapshot["links"] if row["pk"] not in made_links
+                  and row["fields"]["source"] in present and row["fields"]["target"] in present]
     # A link the operation left in place (a forget without cascade_edges) is rewritten as it was, not brought back.
     standing = set(MemoryLink.objects.filter(pk__in=[row["pk"] for row in restorable]).values_list("pk", flat=True))
-    hanging = MemoryLink.objects.filter(Q(source_id__in=removed) | Q(target_id__in=removed))
+    hanging = MemoryLink.objects.filter(Q(source_id__in=removed) | Q(target_id__in=removed) | Q(pk__in=made_links))
     removed_links = sorted((str(link[0]), str(link[1]), link[2]) for link in hanging.values_list(
         "source_id", "target_id", "weight"))
     removed_annotations = sorted(str(pk) for pk in Annotation.objects.filter(memory_id__in=removed)
@@ -181,7 +200,8 @@ def _plan(entry: UndoEntry) -> UndoPlan:
     digest = hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
     return UndoPlan(entry=entry, restored_nodes=node_ids, added_nodes=added,
                     restored_edges=len([row for row in restorable if row["pk"] not in standing]),
-                    lost_edges=len(snapshot["links"]) - len(restorable), removed_nodes=removed,
+                    lost_edges=len([row for row in snapshot["links"] if row["pk"] not in made_links]) - len(restorable),
+                    removed_nodes=removed,
                     removed_links=len(removed_links), removed_annotations=len(removed_annotations), changed=changed,
                     digest=digest)
 
@@ -199,12 +219,14 @@ def undo_apply(*, actor: User, reversal_hash, preview: bool = True) -> UndoResul
     if preview:
         entry = _entry_for(actor=actor, reversal_hash=reversal_hash)
         _check_writable(actor, entry)
+        _check_not_dreaming(entry)
         plan = _plan(entry)
         UndoEntry.objects.filter(pk=entry.pk).update(previewed_digest=plan.digest)
         return UndoResult(plan=plan, executed=False)
     with transaction.atomic():
         entry = _entry_for(actor=actor, reversal_hash=reversal_hash, lock=True)
         _check_writable(actor, entry)
+        _check_not_dreaming(entry)
         plan = _plan(entry)
         if entry.previewed_digest and entry.previewed_digest != plan.digest:
             raise Conflict("The graph changed since this undo was previewed, so it would no longer do what the "
@@ -220,7 +242,11 @@ def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
     for memory_id in plan.removed_nodes:
         memory_delete(actor=actor, memory_id=memory_id, soft=False)
     Tombstone.objects.filter(memory_id__in=plan.restored_nodes).delete()
-    links = snapshot["links"]
+    made_links = _made_links(snapshot)
+    # Links the operation made (a dream's) go; those it changed or removed come back below, as they were.
+    made_ends = list(MemoryLink.objects.filter(pk__in=made_links).values_list("source_id", "target_id"))
+    MemoryLink.objects.filter(pk__in=made_links).delete()
+    links = [row for row in snapshot["links"] if row["pk"] not in made_links]
     # A link made since between the same two nodes would stand in the way of the original (one per pair).
     pairs = {(row["fields"]["source"], row["fields"]["target"]) for row in links}
     kept = {row["pk"] for row in links}
@@ -234,7 +260,7 @@ def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
         row["fields"]["reference"] for row in snapshot["annotations"] if row["fields"].get("reference")
     }).values_list("pk", flat=True))
     for name, _ in _ROWS:
-        rows = snapshot[name]
+        rows = links if name == "links" else snapshot[name]
         if name == "links":
             rows = [row for row in rows if row["fields"]["source"] in present and row["fields"]["target"] in present]
         if name == "annotations":  # a referenced node that is gone for good leaves the note without its reference
@@ -245,6 +271,13 @@ def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
             restored.save()
     entry.used_at = timezone.now()
     entry.save(update_fields=["used_at"])
+    # A dream's undo covers the undos of the merges it made: they have nothing left to do.
+    UndoEntry.objects.filter(owner=actor, reversal_hash__in=snapshot.get("covers", []), used_at__isnull=True
+                             ).update(used_at=entry.used_at)
+    ConsolidationRun.objects.filter(owner=actor, reversal_hash=entry.reversal_hash).update(
+        status=ConsolidationRun.Status.ROLLED_BACK, updated_at=entry.used_at)
+    if entry.operation == UndoEntry.Operation.DREAM:
+        _dream_restored(actor, entry, plan, links, made_ends)
     memories = list(Memory.objects.filter(pk__in=plan.restored_nodes))
     changes.report(Change(Action.RESTORED, str(memory.pk), memory.owner_id, actor.pk,
                           {"reversal_hash": entry.reversal_hash, "operation": entry.operation,
@@ -256,6 +289,22 @@ def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
     for cube_id, restored in by_cube.items():
         events.publish_after_commit(events.Kind.UNDO_APPLIED, cube_id,
                                     events.undo_applied(restored, plan.removed_nodes, entry.operation))
+
+
+def _dream_restored(actor: User, entry: UndoEntry, plan: UndoPlan, links: list[dict], made_ends: list) -> None:
+    """A dream's undo as one Event on the nodes whose links it put back or removed (those it brings back are
+    recorded as restored below), and those nodes' links redrawn on the live graph."""
+    ends = {str(pk) for row in links for pk in (row["fields"]["source"], row["fields"]["target"])}
+    ends |= {str(pk) for pair in made_ends for pk in pair}
+    touched = list(Memory.objects.filter(pk__in=ends - set(plan.restored_nodes), deleted_at__isnull=True))
+    if not touched:
+        return
+    Event.objects.create(owner=actor, actor=actor, actor_label=actor.get_username(), action=Event.Action.RESTORED,
+                         node_ids=sorted(str(memory.pk) for memory in touched), reversal_hash=entry.reversal_hash,
+                         detail={"operation": entry.operation, "links_restored": len(links),
+                                 "links_removed": len(made_ends)})
+    for memory in touched:
+        events.publish_after_commit(events.Kind.MEMORY_RELINKED, memory.cube_id, events.memory_relinked(memory))
 
 
 def undo_for_node(*, actor: User, node_id) -> str:
