@@ -8,6 +8,8 @@ class CognitionConfig(AppConfig):
 
     def ready(self) -> None:
         from apps.cognition.lineage import record_changes
-        from apps.memories import changes
+        from apps.cognition.services.dream.wake import wake_on_query
+        from apps.memories import changes, queries
 
         changes.register(record_changes)
+        queries.register(wake_on_query)
