@@ -309,3 +309,30 @@ class ConsolidationRun(TimeStampedModel):
 
     def __str__(self) -> str:
         return f"dream {self.id} ({self.status})"
+
+
+class BlindSpot(models.Model):
+    """Where a dream's REM found the graph thin (a synthetic query nothing answers well) or disconnected (what
+    answers it is more than three links away): material for epistemic_action's questions."""
+
+    class Kind(models.TextChoices):
+        THIN = "thin", "Nothing answers it well"
+        DISCONNECTED = "disconnected", "What answers it is not linked"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blind_spots")
+    run = models.ForeignKey(ConsolidationRun, null=True, blank=True, on_delete=models.SET_NULL,
+                            related_name="blind_spots")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    # The synthetic query (the walk's last node's words), the walk's nodes, and the best hits with their scores.
+    query = models.TextField()
+    node_ids = ArrayField(models.UUIDField())
+    hits = models.JSONField(default=list, blank=True)
+    best_score = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["owner", "-created_at"], name="cg_blind_spot_owner_recent"),
+                   GinIndex(fields=["node_ids"], name="cg_blind_spot_nodes_gin")]

@@ -24,7 +24,9 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.cognition.limits import UNDO_RETENTION_DAYS
-from apps.cognition.models import Annotation, ConsolidationRun, Event, NodeProfile, Tombstone, UndoEntry
+from apps.cognition.models import (
+    Annotation, BlindSpot, ConsolidationRun, Event, NodeProfile, Tombstone, UndoEntry,
+)
 from apps.core.exceptions import Conflict, InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
@@ -276,6 +278,7 @@ def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
                              ).update(used_at=entry.used_at)
     ConsolidationRun.objects.filter(owner=actor, reversal_hash=entry.reversal_hash).update(
         status=ConsolidationRun.Status.ROLLED_BACK, updated_at=entry.used_at)
+    BlindSpot.objects.filter(owner=actor, run__reversal_hash=entry.reversal_hash).delete()
     if entry.operation == UndoEntry.Operation.DREAM:
         _dream_restored(actor, entry, plan, links, made_ends)
     memories = list(Memory.objects.filter(pk__in=plan.restored_nodes))

@@ -35,6 +35,28 @@ TASK_COSINE = 0.90
 # Neighbours compared per node when looking for near-duplicates.
 DEDUPE_NEIGHBOURS = 5
 
+# --- REM: random walks from sparse regions, each ending in a real (unreinforced) retrieval -----------------------
+# Walks start at the owner's nodes with the fewest links (this many, fixed when the phase begins).
+REM_START_NODES = 500
+REM_HOPS = 5
+# A step picks a link with probability proportional to exp(weight / temperature): at 2.0, nearly uniform.
+REM_TEMPERATURE = 2.0
+# The synthetic query is the walk's last node's first characters; the retrieval's best hits are judged.
+REM_QUERY_CHARS = 500
+REM_HITS = 5
+# A hit this similar (dense cosine) with no path of REM_PATH_HOPS links or fewer is a leap: a semantic edge.
+REM_LEAP_COSINE = 0.7
+REM_LEAP_WEIGHT = 0.3
+REM_PATH_HOPS = 3
+# A best hit scoring under this: the region is thin (a BlindSpot).
+REM_THIN_SCORE = 0.35
+# A path of REM_SHORTCUT_HOPS links or more walked REM_SHORTCUT_WALKS times gets a shortcut edge of weight
+# min(REM_SHORTCUT_MAX, REM_SHORTCUT_FACTOR x the product of its weights).
+REM_SHORTCUT_HOPS = 3
+REM_SHORTCUT_WALKS = 5
+REM_SHORTCUT_FACTOR = 1.5
+REM_SHORTCUT_MAX = 0.9
+
 PHASES = {
     "nrem": ("nrem_replay", "nrem_link", "nrem_dedupe"),
     "rem": ("rem",),

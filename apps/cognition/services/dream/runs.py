@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.cognition.models import ConsolidationRun, Event, SessionItem, UndoEntry
-from apps.cognition.services.dream import nrem
+from apps.cognition.services.dream import nrem, rem
 from apps.cognition.services.dream.limits import (
     ACETYLCHOLINE_REST, BATCH_ITEMS, DREAM_MINUTES, ETA_PER_ACETYLCHOLINE, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES,
     SYNTHETIC_QUERIES,
@@ -47,11 +47,11 @@ logger = logging.getLogger(__name__)
 
 Status = ConsolidationRun.Status
 # Each phase's batch: (context, cursor, size) -> Work.
-BATCHES = {"nrem_replay": nrem.replay, "nrem_link": nrem.link, "nrem_dedupe": nrem.dedupe}
+BATCHES = {"nrem_replay": nrem.replay, "nrem_link": nrem.link, "nrem_dedupe": nrem.dedupe, "rem": rem.dream_walks}
 ROW_SETS = ("memories", "vectors", "profiles", "links", "annotations")
 COUNTERS = ("items", "batches", "items_replayed", "edges_strengthened", "edges_weakened", "edges_reactivated",
             "edges_pruned", "pairs_examined", "new_edges_created", "nodes_compared", "merges", "nodes_merged",
-            "tasks_opened")
+            "tasks_opened", "walks", "blind_spots_discovered", "leaps_linked", "shortcuts_created")
 
 
 def learning_rate() -> float:
@@ -236,8 +236,8 @@ def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
         raise
 
 
-def _context(state: _Running) -> Context:
-    snapshot, checkpoint = state.snapshot, state.run.checkpoint
+def _context(state: _Running, checkpoint: dict) -> Context:
+    snapshot = state.snapshot
     return Context(run=state.run, owner=state.run.owner, cube_ids=state.cube_ids, eta=checkpoint["eta"],
                    windows=checkpoint["windows"], state=checkpoint.get("state") or {},
                    seen_links={row["pk"] for row in snapshot["links"]}, made_links=set(snapshot["made"]["links"]),
@@ -249,7 +249,7 @@ def _batch(state: _Running, size: int) -> Work:
     checkpoint = copy.deepcopy(run.checkpoint)
     phase = checkpoint["phase"]
     with transaction.atomic():
-        work = BATCHES[phase](_context(state), checkpoint["cursor"], size)
+        work = BATCHES[phase](_context(state, checkpoint), checkpoint["cursor"], size)
         snapshot = _fold(state, work)
         if snapshot is not state.snapshot:
             UndoEntry.objects.filter(pk=run.reversal_hash).update(snapshot=snapshot)
@@ -339,6 +339,10 @@ def _summary(checkpoint: dict) -> list[str]:
     if "nrem_dedupe" in done and counters.get("nodes_compared") and not (counters.get("merges")
                                                                           or counters.get("tasks_opened")):
         notes.append("NREM dedupe: no two nodes were near-duplicates (cosine >= 0.90).")
+    if "rem" in done and counters.get("walks") and not any(counters.get(name) for name in (
+            "blind_spots_discovered", "leaps_linked", "shortcuts_created")):
+        notes.append(f"REM: {counters['walks']} walks found no blind spot, no leap (cosine >= 0.7 with no path of 3 "
+                     "links) and no path walked 5 times.")
     return notes
 
 
