@@ -181,9 +181,12 @@ async def forget_concept(actor: User, params: ForgetConceptInput) -> dict[str, A
 
 def _restored(result: UndoResult) -> dict[str, Any]:
     plan, entry = result.plan, result.plan.entry
+    # The seed names two operations; a dream's undo (Engram's third) says so in `operation` instead.
+    operation = ({"original_operation": entry.operation} if entry.operation in RESTORE_OUTPUT["properties"][
+        "original_operation"]["enum"] else {"operation": entry.operation})
     return {
         "restored_nodes": plan.restored_nodes, "restored_edges": plan.restored_edges,
-        "original_operation": entry.operation, "operation_timestamp": entry.created_at.isoformat(),
+        **operation, "operation_timestamp": entry.created_at.isoformat(),
         "success": True, "preview": not result.executed, "plan": plan.as_dict(),
     }
 
