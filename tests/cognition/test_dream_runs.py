@@ -197,3 +197,32 @@ def test_a_dream_that_does_not_stop_for_queries_is_not_woken(user, other_user):
     assert wake([user.pk, other_user.pk]) == 1
     assert ConsolidationRun.objects.get(pk=run.pk).abort_requested_at is None
     assert ConsolidationRun.objects.get(pk=waking.pk).abort_requested_at is not None
+
+
+def test_a_run_that_cannot_go_on_is_rolled_back_and_one_whose_model_is_away_pauses(user, monkeypatch):
+    from apps.core.exceptions import PermissionDenied, Unavailable
+
+    chain(user, 6)
+    before = everything()
+    replay, calls = runs.BATCHES["nrem_replay"], {"n": 0}
+
+    def failing(error):
+        def batch(ctx, cursor, size):
+            calls["n"] += 1
+            if calls["n"] == 2:
+                raise error
+            return replay(ctx, cursor, size)
+        return batch
+
+    monkeypatch.setitem(runs.BATCHES, "nrem_replay", failing(PermissionDenied("You can no longer write that cube.")))
+    run = dream_execute(run_id=dream_trigger(actor=user, phase="nrem", batch_size=2).pk)
+    assert run.status == "rolled_back" and run.progress["stop_reason"] == "refused"
+    assert everything() == before  # the first batch's changes are undone
+    calls["n"] = 0
+    monkeypatch.setitem(runs.BATCHES, "nrem_replay", failing(Unavailable("The embedding model is not loaded.")))
+    paused = dream_execute(run_id=dream_trigger(actor=user, phase="nrem", batch_size=2).pk)
+    assert (paused.status, paused.progress["stop_reason"]) == ("interrupted", "unavailable")
+    monkeypatch.setitem(runs.BATCHES, "nrem_replay", replay)
+    done = dream_execute(run_id=dream_trigger(actor=user, phase="nrem", batch_size=2).pk)
+    assert done.pk == paused.pk and done.status == "completed"
+    assert done.checkpoint["counters"]["edges_strengthened"] == 5

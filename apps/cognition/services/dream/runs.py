@@ -38,7 +38,7 @@ from apps.cognition.services.dream.limits import (
 )
 from apps.cognition.services.dream.work import Context, Work, pair
 from apps.cognition.services.undo import SNAPSHOT_VERSION, undo_apply, undo_record
-from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound
+from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound, Unavailable
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
 from apps.memories.models import Memory
@@ -224,6 +224,10 @@ def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
     except LeaseLost:
         logger.warning("Dream %s was taken over by another worker", run.pk)
         return ConsolidationRun.objects.get(pk=run.pk)
+    except Unavailable as exc:  # the model or the database is away for now: resumable as it stands
+        logger.warning("Dream %s paused: %s", run.pk, exc)
+        return _stop(run, token, Status.INTERRUPTED, "unavailable",
+                     [f"The dream paused: {exc.message} trigger_dream resumes it."], elapsed=clock() - begun)
     except DomainError as exc:  # it cannot go on (a cube no longer writable): what it did is undone
         logger.warning("Dream %s cannot go on: %s", run.pk, exc)
         stopped = _stop(run, token, Status.INTERRUPTED, "refused", [f"The dream could not go on: {exc.message}"],
