@@ -226,3 +226,14 @@ def test_a_run_that_cannot_go_on_is_rolled_back_and_one_whose_model_is_away_paus
     done = dream_execute(run_id=dream_trigger(actor=user, phase="nrem", batch_size=2).pk)
     assert done.pk == paused.pk and done.status == "completed"
     assert done.checkpoint["counters"]["edges_strengthened"] == 5
+
+
+def test_memetic_status_says_no_dream_is_available_while_one_is_under_way(user):
+    from apps.cognition.selectors.status import dream_available
+
+    chain(user, 3)
+    assert dream_available(actor=user) is True
+    run = dream_trigger(actor=user, phase="nrem")
+    assert dream_available(actor=user) is False
+    dream_execute(run_id=run.pk)
+    assert dream_available(actor=user) is True
