@@ -237,3 +237,14 @@ def test_memetic_status_says_no_dream_is_available_while_one_is_under_way(user):
     assert dream_available(actor=user) is False
     dream_execute(run_id=run.pk)
     assert dream_available(actor=user) is True
+
+
+def test_a_run_whose_undo_expired_stops_where_it_was(user):
+    from apps.cognition.models import UndoEntry
+
+    chain(user, 6)
+    run = dream_execute(run_id=dream_trigger(actor=user, phase="nrem", batch_size=2, max_items=2).pk)
+    UndoEntry.objects.filter(pk=run.reversal_hash).delete()  # as cognition.purge_expired does after 30 days
+    stopped = dream_execute(run_id=dream_trigger(actor=user, phase="nrem").pk)
+    assert (stopped.pk, stopped.status, stopped.progress["stop_reason"]) == (run.pk, "completed", "expired")
+    assert stopped.checkpoint["counters"]["items_replayed"] == 2

@@ -193,8 +193,11 @@ def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
         run.started_at = timezone.now()
         ConsolidationRun.objects.filter(pk=run.pk).update(started_at=run.started_at)
     entry = UndoEntry.objects.filter(pk=run.reversal_hash).first()
-    if entry is None or entry.used_at is not None:  # undone (or expired) under it: nothing left to build on
-        return _stop(run, token, Status.ROLLED_BACK, "undone", ["The run's undo was used or expired: it stops."])
+    if entry is None or entry.used_at is not None:  # its undo is gone: nothing undoable left to build on
+        if entry is not None:
+            return _stop(run, token, Status.ROLLED_BACK, "undone", ["The dream was undone: it stops."])
+        return _stop(run, token, Status.COMPLETED, "expired",
+                     ["The dream's undo expired before it finished: it stops where it was, and is no longer undoable."])
     state = _Running(run=run, token=token, snapshot=entry.snapshot,
                      cube_ids=[str(pk) for pk in cube_ids_writable(actor=run.owner).values_list("id", flat=True)])
     begun = clock()
