@@ -1,8 +1,7 @@
 """Admin for Context Graph (apps/cognition). Its rows are made and changed by services, so every change form is
-read-only and every action calls a service. The cognition services check ownership themselves and have no curator
-mode, so a curator acts on another user's row as its owner would: ``curator_acts_as_owner`` first checks that the
-curator is staff with the model's change permission (apps/cognition/services/curators.py). Vectors are never
-rendered (a session item's vector, an undo snapshot's rows)."""
+read-only and every action calls a service with the curator as the actor, in the services' curator mode
+(apps/cognition/services/curators.py: staff with the model's change permission act in the row owner's graph, and the
+records name the curator). Vectors are never rendered (a session item's vector, an undo snapshot's rows)."""
 import json
 
 from django.contrib import admin
@@ -10,10 +9,9 @@ from django.contrib import admin
 from apps.cognition.models import (
     Annotation, CgSession, CurationTask, Event, NodeProfile, ScratchpadItem, SessionItem, Tombstone, UndoEntry,
 )
-from apps.cognition.services.curators import curator_acts_as_owner
 from apps.cognition.services.decisions import task_approve, task_reject
 from apps.cognition.services.scratchpad import scratchpad_clear
-from apps.cognition.services.undo import node_restore, undo_apply
+from apps.cognition.services.undo import node_restore, undo_apply, undo_plan
 from apps.core.admin import run_for_each
 from apps.core.exceptions import DomainError
 
@@ -46,9 +44,6 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         # A row's page is a view page (nothing to save); the actions still need the change permission.
         return obj is None and super().has_change_permission(request)
 
-    def _as_owner(self, request, pk, owner_field: str = "owner_id"):
-        return curator_acts_as_owner(actor=request.user, model=self.model, pk=pk, owner_field=owner_field)
-
 
 @admin.register(CurationTask)
 class CurationTaskAdmin(ReadOnlyAdmin):
@@ -66,12 +61,12 @@ class CurationTaskAdmin(ReadOnlyAdmin):
     @admin.action(description="Approve selected tasks (run the suggested tool)", permissions=["change"])
     def approve(self, request, queryset):
         run_for_each(self, request, queryset,
-                     lambda pk: task_approve(actor=self._as_owner(request, pk), task_id=pk), "Approved")
+                     lambda pk: task_approve(actor=request.user, task_id=pk, curator=True), "Approved")
 
     @admin.action(description="Reject selected tasks", permissions=["change"])
     def reject(self, request, queryset):
         run_for_each(self, request, queryset,
-                     lambda pk: task_reject(actor=self._as_owner(request, pk), task_id=pk), "Rejected")
+                     lambda pk: task_reject(actor=request.user, task_id=pk, curator=True), "Rejected")
 
 
 @admin.register(UndoEntry)
@@ -87,14 +82,13 @@ class UndoEntryAdmin(ReadOnlyAdmin):
         return super().get_queryset(request).defer("snapshot")
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
-        """The page shows the service's preview, as the owner would see it (a preview changes nothing in the graph;
-        it remembers the plan it showed, so an apply after a changed graph is refused)."""
+        """The page shows the undo's plan as the owner would see it, inertly: a view keeps no preview digest, so
+        opening the page never makes a later apply (here, or the owner's) fail because the graph moved on."""
         try:
-            result = undo_apply(actor=self._as_owner(request, object_id), reversal_hash=object_id, preview=True)
+            plan = undo_plan(actor=request.user, reversal_hash=object_id, curator=True).as_dict()
         except DomainError as error:
             preview = {"error": error.message}
         else:
-            plan = result.plan.as_dict()
             preview = {"rows": [
                 ("Brings back nodes", ", ".join(plan["adds"]["nodes"]) or "none"),
                 ("Brings back edges", plan["adds"]["edges"]),
@@ -109,7 +103,7 @@ class UndoEntryAdmin(ReadOnlyAdmin):
     @admin.action(description="Apply the selected undos", permissions=["change"])
     def apply_undo(self, request, queryset):
         run_for_each(self, request, queryset, lambda pk: undo_apply(
-            actor=self._as_owner(request, pk), reversal_hash=pk, preview=False), "Applied")
+            actor=request.user, reversal_hash=pk, preview=False, curator=True), "Applied")
 
 
 @admin.register(Tombstone)
@@ -129,9 +123,9 @@ class TombstoneAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Restore selected nodes (the undo of what removed them)", permissions=["change"])
     def restore(self, request, queryset):
-        # Only whoever removed a node may undo it: the curator acts as the undo's owner.
-        run_for_each(self, request, queryset, lambda pk: node_restore(
-            actor=self._as_owner(request, pk, owner_field="undo__owner"), node_id=pk), "Restored")
+        # Only whoever removed a node may undo it: the curator acts in the undo owner's graph.
+        run_for_each(self, request, queryset, lambda pk: node_restore(actor=request.user, node_id=pk, curator=True),
+                     "Restored")
 
 
 @admin.register(Event)
@@ -237,5 +231,4 @@ class ScratchpadItemAdmin(ReadOnlyAdmin):
             pads.setdefault((owner_id, session_id, agent_id), pk)
         keys = {pk: (session_id, agent_id) for (_, session_id, agent_id), pk in pads.items()}
         run_for_each(self, request, queryset.filter(pk__in=keys), lambda pk: scratchpad_clear(
-            actor=self._as_owner(request, pk), session_id=keys[pk][0], agent_id=keys[pk][1]),
-            "Cleared the pads of")
+            actor=request.user, session_id=keys[pk][0], agent_id=keys[pk][1], curator=True), "Cleared the pads of")

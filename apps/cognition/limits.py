@@ -123,6 +123,31 @@ TOMBSTONE_TOP_K = Range(1, 100, default=10)
 PRIORS_MIN_COSINE = 0.7
 
 
+# --- directed reasoning: query_causal, find_causal_path, expand_causal_path, entailment_query ---------------------
+# The seed's bounds (find_causal_path, entailment_query) and issue 20's (expand_causal_path).
+CAUSAL_PATH_HOPS = Range(1, 6, default=4)
+EXPAND_HOPS = Range(1, 6, default=3)
+EXPAND_MIN_WEIGHT = Interval(0.0, 1.0)
+EXPAND_MIN_WEIGHT_DEFAULT = 0.1
+ENTAILMENT_DEPTH = Range(1, 10, default=3)
+# query_causal takes no hop limit: each of its walks (up to the causes, down to the effects) stops at this many links.
+CAUSAL_QUERY_HOPS = 6
+# A walk reaches at most this many nodes, best first, and reads at most this many links a hop (the strongest):
+# the bound on work whatever the graph's size; an answer that hit it says truncated.
+REASONING_MAX_NODES = 2000
+REASONING_LINKS_PER_HOP = 10_000
+# find_causal_path's alternatives (Yen's k loopless paths after the best one).
+CAUSAL_ALTERNATIVES = 3
+# Results a reasoning answer lists at most, strongest first (query_causal's effects, expand_causal_path's paths).
+REASONING_RESULTS = 50
+# A concept given as text matches a node when retrieval finds one this close in meaning (cosine, as search's own
+# threshold) or sharing a word with it; among the best CONCEPT_CANDIDATES the most relevant wins, and when none
+# qualifies the error names the nearest CONCEPT_NEAREST_SHOWN.
+CONCEPT_MIN_SIMILARITY = 0.45
+CONCEPT_CANDIDATES = 5
+CONCEPT_NEAREST_SHOWN = 3
+
+
 # --- inject_context ----------------------------------------------------------------------------------------------
 class Priority(models.TextChoices):
     LOW = "low", "Low"

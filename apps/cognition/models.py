@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
+from django.db.models import Func
 from pgvector.django import HalfVectorField
 
 from apps.cognition.limits import Domain, Johari, Modality, Privacy
@@ -109,6 +110,11 @@ class Event(models.Model):
     detail = models.JSONField(default=dict, blank=True)
     reason = models.TextField(blank=True)
     reversal_hash = models.CharField(max_length=64, blank=True)
+    # The database transaction that wrote it: the Events of one operation (a forget and the delete under it) share
+    # it. Null for Events written before it was kept.
+    transaction_id = models.BigIntegerField(
+        null=True, blank=True, editable=False,
+        db_default=Func(function="txid_current", output_field=models.BigIntegerField()))
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -125,6 +131,8 @@ class UndoEntry(models.Model):
     class Operation(models.TextChoices):
         MERGE = "merge", "Merge"
         FORGET = "forget", "Forget"
+        # A merge_concepts call that linked its nodes instead (their priors disagree): its relational edges.
+        RELATE = "relate", "Relational link"
         DREAM = "dream", "Dream"
 
     reversal_hash = models.CharField(max_length=64, primary_key=True)

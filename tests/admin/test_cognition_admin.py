@@ -1,22 +1,25 @@
 """Admin of Context Graph: every changelist and change page renders read-only without vectors, each action calls its
-service as the row's owner (after checking the curator's staff status and permission) and reports a message, and
-non-staff users are refused."""
+service in curator mode (the row owner's graph, after checking the curator's staff status and permission; the
+records name the curator) and reports a message, and non-staff users are refused."""
 import uuid
 
 import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
+from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.cognition.models import (
     Annotation, CgSession, CurationTask, Event, NodeProfile, ScratchpadItem, SessionItem, Tombstone, UndoEntry,
 )
 from apps.cognition.services.curation import annotation_add, node_forget
-from apps.cognition.services.curators import curator_acts_as_owner
+from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.inbox import task_open
 from apps.cognition.services.scratchpad import scratchpad_store
 from apps.cognition.services.store import node_store
+from apps.cognition.services.undo import undo_apply
 from apps.core.exceptions import PermissionDenied
+from apps.memories.models import Memory
 from tests.admin.support import changelist, run_action
 from tests.cognition.curation_support import nodes
 
@@ -80,14 +83,33 @@ def test_the_undo_page_shows_its_preview_and_the_action_applies_it(admin_client_
     assert failed.startswith("1 failed: This reversal_hash was used already")
 
 
-def test_task_actions_approve_and_reject_through_the_decision_service(admin_client_for_staff, alices, user):
+def test_viewing_an_undo_page_arms_nothing_but_a_preview_still_does(admin_client_for_staff, alices, user):
+    """The page shows the plan without keeping a digest: a write to the node after the visit does not make the apply
+    fail. A real preview (restore_from_hash's) still does."""
+    client, undo = admin_client_for_staff, alices["undo"]
+    assert "What applying this undo would do" in client.get(change(UndoEntry, undo.pk)).content.decode()
+    undo.refresh_from_db()
+    assert undo.previewed_digest == ""
+    Memory.objects.filter(pk=alices["gone"].pk).update(importance=0.9, updated_at=timezone.now())
+    assert run_action(client, UndoEntry, "apply_undo", [undo]) == ["Applied 1 undo entry."]
+    forgotten = node_forget(actor=user, node_id=alices["x"].pk, reason="obsolete")
+    undo_apply(actor=user, reversal_hash=forgotten.reversal_hash, preview=True)
+    Memory.objects.filter(pk=alices["x"].pk).update(importance=0.9, updated_at=timezone.now())
+    [refused] = run_action(client, UndoEntry, "apply_undo", [UndoEntry.objects.get(pk=forgotten.reversal_hash)])
+    assert "changed since this undo was previewed" in refused
+
+
+def test_task_actions_approve_and_reject_through_the_decision_service(admin_client_for_staff, alices, user,
+                                                                     staff_user):
     client = admin_client_for_staff
     assert run_action(client, CurationTask, "reject", [alices["ambiguity"]]) == ["Rejected 1 curation task."]
     assert run_action(client, CurationTask, "approve", [alices["obsolete"]]) == ["Approved 1 curation task."]
     ambiguity, obsolete = (CurationTask.objects.get(pk=alices[name].pk) for name in ("ambiguity", "obsolete"))
     assert (ambiguity.status, obsolete.status) == ("rejected", "approved")
-    assert obsolete.closed_by == user  # decided as its owner would
-    assert Tombstone.objects.get(memory=alices["x"]).reason == "obsolete"
+    assert obsolete.closed_by == ambiguity.closed_by == staff_user  # decided by the curator, in alice's graph
+    tombstone = Tombstone.objects.get(memory=alices["x"])
+    assert (tombstone.reason, tombstone.actor, tombstone.undo.owner) == ("obsolete", staff_user, user)
+    assert Event.objects.get(action="forgotten", node_ids__contains=[alices["x"].pk]).actor == staff_user
     [failed] = run_action(client, CurationTask, "approve", [ambiguity])
     assert "only an open task can be decided" in failed
 
@@ -112,7 +134,7 @@ def test_non_staff_are_refused_and_curating_needs_the_change_permission(client, 
     viewer = User.objects.create_user(username="dave", is_staff=True)
     viewer.user_permissions.add(Permission.objects.get(codename="view_curationtask"))
     with pytest.raises(PermissionDenied):
-        curator_acts_as_owner(actor=viewer, model=CurationTask, pk=alices["obsolete"].pk)
+        curator_scope(actor=viewer, curator=True, rows=CurationTask.objects.filter(pk=alices["obsolete"].pk))
     client.force_login(viewer)
     assert client.get(changelist(CurationTask)).status_code == 200
     response = client.post(changelist(CurationTask), {"action": "approve",
@@ -121,7 +143,7 @@ def test_non_staff_are_refused_and_curating_needs_the_change_permission(client, 
     assert response.status_code == 200
     curator = User.objects.create_user(username="erin", is_staff=True)
     curator.user_permissions.add(Permission.objects.get(codename="change_curationtask"))
-    assert curator_acts_as_owner(actor=curator, model=CurationTask, pk=alices["obsolete"].pk) == alices[
-        "obsolete"].owner
+    assert curator_scope(actor=curator, curator=True, rows=CurationTask.objects.filter(
+        pk=alices["obsolete"].pk)) == alices["obsolete"].owner
     # An unknown row leaves the curator as they are, so the service answers not found.
-    assert curator_acts_as_owner(actor=curator, model=CurationTask, pk=uuid.uuid4()) == curator
+    assert curator_scope(actor=curator, curator=True, rows=CurationTask.objects.filter(pk=uuid.uuid4())) == curator

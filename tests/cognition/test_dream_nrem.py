@@ -150,3 +150,15 @@ def test_one_dream_per_user_at_a_time(user, other_user):
     dream_trigger(actor=other_user, phase="nrem")  # another user's is their own
     dream_execute(run_id=first.pk)
     assert dream_trigger(actor=user, phase="nrem").pk != first.pk  # finished: a new one may start
+
+
+def test_the_learning_rate_is_ten_times_the_owners_acetylcholine(user):
+    a, b = nodes(user, "Alpha service owns billing.", "Beta service sends invoices.")
+    link(user, a, b, 0.5)
+    talk = session(user)
+    item(talk, (a, 1.0), (b, 1.0))
+    talk.learning_score = 0.5  # acetylcholine 0.001 x 1.5
+    talk.save(update_fields=["learning_score"])
+    run = dream(user)
+    assert run.checkpoint["eta"] == pytest.approx(0.015)
+    assert weight(a, b) == pytest.approx(expected(0.5, 1.0, 1.0, eta=0.015), abs=1e-12)

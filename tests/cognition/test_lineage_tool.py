@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from apps.cognition.models import Event, Tombstone, UndoEntry
 from apps.cognition.selectors.lineage import CHANGE_TYPES, node_lineage, parse_since, system_log
+from apps.cognition.services.curation import node_forget
 from apps.core.exceptions import InvalidInput, NotFound
 from apps.memories.services import memory_boost, memory_delete, memory_restore, memory_store, memory_update
 from tests.factories import UserFactory
@@ -165,6 +166,21 @@ def test_a_curation_of_several_nodes_is_one_entry(alice):
     lineage = node_lineage(actor=alice, node_id=first.pk)
     assert lineage.forked_to == [str(merged.pk)]
     assert node_lineage(actor=alice, node_id=merged.pk).merged_from == [str(first.pk), str(second.pk)]
+
+
+@pytest.mark.django_db(transaction=True)  # each call commits on its own, as in production
+def test_a_plain_delete_right_after_a_forget_is_an_entry_of_its_own(alice):
+    """The delete a forget makes is told by the forget (same node, same transaction); a delete of the same node a
+    moment later, by another call, is a change of its own however soon it comes."""
+    memory = _node(alice)
+    node_forget(actor=alice, node_id=memory.pk, reason="obsolete")
+    memory_restore(actor=alice, memory_id=memory.pk)
+    memory_delete(actor=alice, memory_id=memory.pk)
+    log = system_log(actor=alice, node_id=str(memory.pk))
+    assert [entry.event.action for entry in log.entries] == ["deleted", "restored", "forgotten"]
+    forget, under_it, later = (Event.objects.filter(node_ids__contains=[memory.pk], action=action).order_by("id")
+                               for action in ("forgotten", "deleted", "deleted"))
+    assert forget[0].transaction_id == under_it[0].transaction_id != later[1].transaction_id
 
 
 def test_log_types_since_and_node_filters(alice):

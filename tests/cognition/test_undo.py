@@ -186,3 +186,49 @@ def test_a_link_made_since_between_the_same_nodes_gives_way_to_the_original(user
     assert plan.added_nodes == [] and str(graph["a"].pk) in plan.changed
     undo_apply(actor=user, reversal_hash=forgotten.reversal_hash, preview=False)
     assert graph_state(ids) == before
+
+
+def test_the_relational_edge_of_a_declined_merge_is_undone_exactly(user, django_capture_on_commit_callbacks):
+    """Priors that disagree link the nodes instead of merging them: a link already on a pair takes the analogical
+    type and new weight, a missing one is made. The reversal hash puts the old link back field by field and removes
+    the new one."""
+    python, java, kotlin = nodes(user, "In Python, a list is a dynamic array.", "In Java, a List is an interface.",
+                                 "In Kotlin, a List is read-only.")
+    for memory, domain in ((python, "code"), (java, "research"), (kotlin, "research")):
+        NodeProfile.objects.create(memory=memory, domain=domain)
+    existing = link(user, python, java, 0.3, "causal")
+    MemoryLink.objects.filter(pk=existing.pk).update(traversal_count=4)
+    ids = [python.pk, java.pk, kotlin.pk]
+    before = graph_state(ids)
+    related = nodes_merge(actor=user, source_node_ids=[str(node) for node in ids], target_name="Lists")
+    assert related.relational_edge_created and len(related.reversal_hash) == 64
+    overwritten = MemoryLink.objects.get(pk=existing.pk)
+    assert overwritten.link_type == "analogical" and overwritten.weight != 0.3
+    assert MemoryLink.objects.filter(source=python, target=kotlin, link_type="analogical").exists()
+    entry = UndoEntry.objects.get(pk=related.reversal_hash)
+    assert (entry.owner, entry.operation) == (user, "relate")
+    plan = undo_apply(actor=user, reversal_hash=related.reversal_hash).plan
+    assert plan.as_dict()["adds"] == {"nodes": [], "edges": 1}
+    assert plan.as_dict()["removes"] == {"nodes": [], "edges": 1, "annotations": 0}
+    with django_capture_on_commit_callbacks(execute=True):
+        undo_apply(actor=user, reversal_hash=related.reversal_hash, preview=False)
+    assert graph_state(ids) == before
+    undone = Event.objects.filter(detail__reason="undo", node_ids__contains=[python.pk])
+    assert sorted(undone.values_list("action", flat=True)) == ["linked", "unlinked"]
+    assert GraphEvent.objects.filter(kind="memory.relinked").exists()
+
+
+def test_a_relational_edge_changed_since_the_preview_refuses_the_undo(user, other_user):
+    code, legal = nodes(user, "A contract in code is a precondition.", "A contract in law binds two parties.")
+    NodeProfile.objects.create(memory=code, domain="code")
+    NodeProfile.objects.create(memory=legal, domain="legal")
+    related = nodes_merge(actor=user, source_node_ids=[str(code.pk), str(legal.pk)], target_name="Contracts")
+    with pytest.raises(NotFound):
+        undo_apply(actor=other_user, reversal_hash=related.reversal_hash)
+    undo_apply(actor=user, reversal_hash=related.reversal_hash)
+    link(user, code, legal, 0.95, "semantic")  # rewritten after the preview
+    with pytest.raises(Conflict):
+        undo_apply(actor=user, reversal_hash=related.reversal_hash, preview=False)
+    undo_apply(actor=user, reversal_hash=related.reversal_hash)
+    undo_apply(actor=user, reversal_hash=related.reversal_hash, preview=False)
+    assert not MemoryLink.objects.exists()  # there was no link before the merge was declined

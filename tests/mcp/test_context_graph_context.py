@@ -229,18 +229,22 @@ def _call(token: str, arguments: dict) -> dict:
 
 
 def test_a_bigger_graph_costs_no_more_queries(user, make_token, django_assert_max_num_queries):
+    """The issue's 1-vs-50 shape, at the smallest graph that takes every step. The lowest priority retrieves a pool
+    of 5, and the 1-hop expansion only reaches nodes outside the pool, so 6 linked, similar entries are the fewest
+    that give one neighbour (besides conflicts and their tasks, and every bundle); 50 give five. The 50-node call may
+    not run more statements than the 6-node one."""
     token = make_token(user)
     arguments = {"query": "lighthouse lamp station log", "priority": "low", "verbosity_level": 2,
                  "include_metadata": ["causal_links", "entailment_cones", "neighborhood", "conflicts"]}
-    # Twenty linked, similar entries already exercise every step: the pool, neighbours two hops away, conflicts and
-    # their tasks.
-    store_batch(user, 0, 20)
-    _call(token, arguments)
-    with CaptureQueriesContext(connection) as at_twenty:
+    store_batch(user, 0, 6)
+    _call(token, arguments)  # once-only writes (the session, the conflicts' tasks) out of the way
+    with CaptureQueriesContext(connection) as at_six:
         small = _call(token, arguments)
-    assert len(small["nodes_retrieved"]) > 5 and small["conflict_alert"]["has_conflict"] is True
-    store_batch(user, 20, 40)
+    assert len(small["nodes_retrieved"]) == 6  # the pool of 5 and the one neighbour a hop found
+    assert small["conflict_alert"]["has_conflict"] is True and small["bundled_metadata"]["neighborhood"]["edges"]
+    store_batch(user, 6, 44)
     _call(token, arguments)
-    with django_assert_max_num_queries(len(at_twenty)):
+    with django_assert_max_num_queries(len(at_six)):
         large = _call(token, arguments)
-    assert len(large["nodes_retrieved"]) > 5  # the low pool (5) and its neighbours
+    assert len(large["nodes_retrieved"]) == 10  # the pool of 5 and as many neighbours
+    assert large["conflict_alert"]["has_conflict"] is True

@@ -150,6 +150,22 @@ def test_soft_deleted_memories_are_hidden(user, corpus):
     assert corpus["dark"].pk not in ids(result) and result.total_count == 3
 
 
+def test_a_memory_deleted_between_the_scoring_and_the_page_leaves_the_page(user, corpus, monkeypatch):
+    from apps.memories.services import memory_restore
+    from apps.memories.services.retrieval import planner
+
+    scored = planner.page
+
+    def delete_then_page(ranked, **kwargs):  # another request's delete commits between the two statements
+        memory_delete(actor=user, memory_id=corpus["dark"].pk)
+        return scored(ranked, **kwargs)
+
+    monkeypatch.setattr(planner, "page", delete_then_page)
+    for operation in (memory_retrieve, memory_search):
+        assert corpus["dark"].pk not in ids(operation(actor=user, text="dark mode", reinforce=False))
+        memory_restore(actor=user, memory_id=corpus["dark"].pk)
+
+
 def test_isolation_other_users_memories_never_appear(user, other_user, corpus, store):
     theirs = store(other_user, "User prefers dark mode for all applications")
     assert theirs.pk not in ids(memory_retrieve(actor=user, text="dark mode", limit=100))

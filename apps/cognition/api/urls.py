@@ -1,5 +1,7 @@
 from django.urls import path
 
+from apps.cognition.api.reasoning_views import CausalExpandView, CausalPathView, CausalQueryView, EntailmentView
+from apps.cognition.api.state_views import HomeostasisView, NeuromodulationView, UtlStatusView
 from apps.cognition.api.views import (
     AnnotateView, BoostView, ForgetView, LineageView, MergeView, NeighborhoodView, NodeSearchView, NodeStoreView,
     RecentView, RestoreView, ScratchpadView, SessionDetailView, SessionListView, SystemLogView, TaskApproveView,
@@ -26,6 +28,10 @@ urlpatterns = [
     path("cognition/nodes/<str:node_id>/boost/", BoostView.as_view(), name="node-boost"),
     path("cognition/nodes/<str:node_id>/forget/", ForgetView.as_view(), name="node-forget"),
     path("cognition/nodes/<str:node_id>/restore/", RestoreView.as_view(), name="node-restore"),
+    path("cognition/nodes/<str:node_id>/entailment/", EntailmentView.as_view(), name="node-entailment"),
+    path("cognition/causal/query/", CausalQueryView.as_view(), name="causal-query"),
+    path("cognition/causal/path/", CausalPathView.as_view(), name="causal-path"),
+    path("cognition/causal/expand/", CausalExpandView.as_view(), name="causal-expand"),
     path("cognition/tombstones/", TombstoneListView.as_view(), name="tombstone-list"),
     path("cognition/tombstones/search/", TombstoneSearchView.as_view(), name="tombstone-search"),
     path("cognition/undo/", UndoListView.as_view(), name="undo-list"),
@@ -33,4 +39,7 @@ urlpatterns = [
     path("cognition/undo/<str:reversal_hash>/apply/", UndoApplyView.as_view(), name="undo-apply"),
     path("cognition/system-log/", SystemLogView.as_view(), name="system-log"),
     path("cognition/scratchpad/<str:session_id>/<str:agent_id>/", ScratchpadView.as_view(), name="scratchpad"),
+    path("cognition/sessions/<str:session_id>/utl/", UtlStatusView.as_view(), name="session-utl"),
+    path("cognition/neuromodulation/", NeuromodulationView.as_view(), name="neuromodulation"),
+    path("cognition/homeostasis/", HomeostasisView.as_view(), name="homeostasis"),
 ]

@@ -143,9 +143,8 @@ def _merge_relatives(node: str, rows) -> tuple[list[str], list[str]]:
 
 
 # A curation writes its own Event beside the plain deletes it makes (memory_delete reports them too), in the same
-# transaction: the log tells the curation, not the deletes under it.
+# transaction: the log tells the curation, not the deletes under it (Event.transaction_id says which they are).
 CURATIONS = (A.FORGOTTEN, A.MERGED, A.PRUNED, A.QUARANTINED)
-SAME_CHANGE = timedelta(seconds=5)
 # Events read for one page of the log: the deletes a curation explains are left out after reading.
 EVENTS_PER_ENTRY = 4
 
@@ -198,17 +197,14 @@ def system_log(*, actor: User, log_type: str = "all", node_id=None, since: str |
 
 def _one_per_change(events: list[Event]) -> list[tuple[Event, list]]:
     """The Events as changes, newest first: the Events of one curation (same action and reversal hash) as one with
-    all their nodes (a merged node first), and the deletes a curation made beside its own Event left out."""
-    curated: dict = {}
-    for event in events:
-        if event.action in CURATIONS:
-            for node in event.node_ids:
-                curated.setdefault(node, []).append(event.created_at)
+    all their nodes (a merged node first), and the deletes a curation made beside its own Event (on its node, in its
+    transaction) left out; any other delete of the node, however soon after, is a change of its own."""
+    curated: set[tuple] = {(node, event.transaction_id) for event in events if event.action in CURATIONS
+                           and event.transaction_id is not None for node in event.node_ids}
     changes: dict = {}
     for event in events:
         if event.action in (A.DELETED, A.PURGED) and any(
-                abs(event.created_at - moment) <= SAME_CHANGE for node in event.node_ids
-                for moment in curated.get(node, ())):
+                (node, event.transaction_id) in curated for node in event.node_ids):
             continue
         key = (event.action, event.reversal_hash) if event.reversal_hash else event.pk
         _, nodes = changes.setdefault(key, (event, []))

@@ -4,6 +4,10 @@ Merges and forgets are reversible: each keeps an exact snapshot in the undo log 
 hash, and the nodes they hide stay soft-deleted, with their vectors, behind a Tombstone until the undo expires
 (then cognition.purge_expired removes them for good). Each closes the curation tasks open about its nodes, records
 an Event on each node, and publishes its live-graph event after commit.
+
+``actor`` is whose graph is curated: their access decides what may be read and changed, and the undo is kept for
+them. ``recorded_as`` (a curator deciding the actor's task in the admin, services/decisions.py) is who the records
+name instead; it grants nothing.
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ from apps.cognition import utl
 from apps.cognition.limits import ANNOTATION_MAX_CHARS, MERGE_MAX_SOURCES, PRIORS_MIN_COSINE, Domain
 from apps.cognition.models import Annotation, Event, NodeProfile, Tombstone, UndoEntry
 from apps.cognition.services.inbox import tasks_close_for
-from apps.cognition.services.undo import snapshot_take, undo_record
+from apps.cognition.services.undo import snapshot_links, snapshot_take, undo_record
 from apps.core.exceptions import Conflict, InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
@@ -90,15 +94,16 @@ def _curated(*, actor: User, node_ids: list, field: str, lock: bool = False) -> 
     return [found[memory_id] for memory_id in wanted]
 
 
-def _close_tasks(actor: User, memories: list[Memory]) -> None:
+def _close_tasks(by: User, memories: list[Memory]) -> None:
     for owner_id in {memory.owner_id for memory in memories}:
-        tasks_close_for(owner=User(pk=owner_id), node_ids=[memory.pk for memory in memories], actor=actor)
+        tasks_close_for(owner=User(pk=owner_id), node_ids=[memory.pk for memory in memories], actor=by)
 
 
-def _events(actor: User, action: str, memories: list[Memory], *, reason: str = "", reversal_hash: str = "",
+def _events(by: User, action: str, memories: list[Memory], *, reason: str = "", reversal_hash: str = "",
             detail: dict | None = None) -> None:
+    """One Event of ``action`` on each node, made ``by`` whoever acted (the actor, or the curator for them)."""
     Event.objects.bulk_create([
-        Event(owner_id=memory.owner_id, actor=actor, actor_label=actor.get_username(), action=action,
+        Event(owner_id=memory.owner_id, actor=by, actor_label=by.get_username(), action=action,
               node_ids=[memory.pk], reason=reason, reversal_hash=reversal_hash, detail=detail or {})
         for memory in memories
     ])
@@ -108,9 +113,10 @@ def _events(actor: User, action: str, memories: list[Memory], *, reason: str = "
 
 @transaction.atomic
 def annotation_add(*, actor: User, node_id, text, annotation_type: str = Annotation.AnnotationType.USER_NOTE,
-                   reference_node_id=None) -> Annotation:
+                   reference_node_id=None, recorded_as: User | None = None) -> Annotation:
     """Marginalia on a node the actor may change: a correction, a reference, a deprecation or a note, optionally
     pointing at another readable node. Closes the curation tasks open about the node."""
+    by = recorded_as or actor
     annotation_type = _choice(annotation_type, ANNOTATION_TYPES, field="annotation_type")
     text = clean_text(text, field_name="annotation", max_chars=ANNOTATION_MAX_CHARS)
     if not text:
@@ -125,12 +131,12 @@ def annotation_add(*, actor: User, node_id, text, annotation_type: str = Annotat
         if reference.pk == memory.pk:
             raise InvalidInput("reference_node_id is the annotated node itself: name another node.",
                                field="reference_node_id")
-    annotation = Annotation.objects.create(memory=memory, author=actor, author_label=actor.get_username(),
+    annotation = Annotation.objects.create(memory=memory, author=by, author_label=by.get_username(),
                                            annotation_type=annotation_type, text=text, reference=reference)
-    _events(actor, Event.Action.ANNOTATED, [memory], detail={
+    _events(by, Event.Action.ANNOTATED, [memory], detail={
         "annotation_id": str(annotation.pk), "annotation_type": annotation_type,
         "reference_node_id": str(reference.pk) if reference else None})
-    _close_tasks(actor, [memory])
+    _close_tasks(by, [memory])
     return annotation
 
 
@@ -274,7 +280,7 @@ def _merge_sources(actor: User, source_node_ids) -> list[Memory]:
 
 
 def nodes_merge(*, actor: User, source_node_ids, target_name, merge_strategy: str = "keep_highest",
-                force_merge: bool = False) -> MergeResult:
+                force_merge: bool = False, recorded_as: User | None = None) -> MergeResult:
     """Merge near-duplicate nodes into a new one (content by strategy, re-embedded, importance the highest), with
     every edge of the sources redirected to it; the sources stay hidden behind a Tombstone until the undo expires.
     Sources whose priors disagree (priors_check) are linked instead, unless force_merge."""
@@ -303,10 +309,11 @@ def nodes_merge(*, actor: User, source_node_ids, target_name, merge_strategy: st
         "metadata": {"merged_from": [str(memory.pk) for memory in sources], "merge_strategy": merge_strategy},
     }])
     vectors = embed_memories(batch.memories)  # the model runs outside the transaction
-    return _merge(actor, sources, batch, vectors, target_name=target_name, strategy=merge_strategy, priors=priors)
+    return _merge(actor, recorded_as or actor, sources, batch, vectors, target_name=target_name,
+                  strategy=merge_strategy, priors=priors)
 
 
-def _merge(actor, sources, batch, vectors, *, target_name: str, strategy: str, priors: Priors) -> MergeResult:
+def _merge(actor, by, sources, batch, vectors, *, target_name: str, strategy: str, priors: Priors) -> MergeResult:
     with transaction.atomic():
         locked = _curated(actor=actor, node_ids=[memory.pk for memory in sources], field="source_node_ids", lock=True)
         if [memory.updated_at for memory in locked] != [memory.updated_at for memory in sources]:
@@ -321,20 +328,20 @@ def _merge(actor, sources, batch, vectors, *, target_name: str, strategy: str, p
         NodeProfile.objects.create(
             memory=merged, name=target_name, source="merge_concepts", domain=domains.pop() if len(domains) == 1
             else Domain.GENERAL, rationale=f"Merged from {len(sources)} nodes ({strategy}).")
-        redirected = _redirect_edges(actor, sources, merged)
+        redirected = _redirect_edges(by, sources, merged)
         for memory in sources:
             memory_delete(actor=actor, memory_id=memory.pk)
         entry = undo_record(actor=actor, operation=UndoEntry.Operation.MERGE,
                             node_ids=[*source_ids, merged.pk], snapshot=snapshot)
         Tombstone.objects.bulk_create([
-            Tombstone(memory=memory, reason=Tombstone.Reason.MERGED, actor=actor, actor_label=actor.get_username(),
+            Tombstone(memory=memory, reason=Tombstone.Reason.MERGED, actor=by, actor_label=by.get_username(),
                       undo=entry, deadline=entry.expires_at) for memory in sources])
         detail = {"merged_node_id": str(merged.pk), "merged_from": [str(pk) for pk in source_ids],
                   "merge_strategy": strategy, "edges_redirected": redirected,
                   "priors_compatible": priors.compatible}
-        _events(actor, Event.Action.MERGED, [merged, *sources], reversal_hash=entry.reversal_hash, detail=detail,
+        _events(by, Event.Action.MERGED, [merged, *sources], reversal_hash=entry.reversal_hash, detail=detail,
                 reason=priors.why and f"forced despite {priors.why}")
-        _close_tasks(actor, [merged, *sources])
+        _close_tasks(by, [merged, *sources])
         events.publish_after_commit(events.Kind.MEMORIES_MERGED, merged.cube_id,
                                     events.memories_merged(merged, source_ids))
     return MergeResult(merged=merged, nodes_merged=len(sources), edges_redirected=redirected,
@@ -342,7 +349,7 @@ def _merge(actor, sources, batch, vectors, *, target_name: str, strategy: str, p
                        reversal_hash=entry.reversal_hash)
 
 
-def _redirect_edges(actor: User, sources: list[Memory], merged: Memory) -> int:
+def _redirect_edges(by: User, sources: list[Memory], merged: Memory) -> int:
     """Every edge of a source becomes an edge of the merged node: duplicates keep the highest weight (and its type)
     and add up their traversals; edges between sources would be self-loops and go. How many edges it has then."""
     source_ids = {memory.pk for memory in sources}
@@ -362,38 +369,46 @@ def _redirect_edges(actor: User, sources: list[Memory], merged: Memory) -> int:
         kept.traversal_count += link.traversal_count
         if link.weight > kept.weight:
             kept.weight, kept.link_type = link.weight, link.link_type
-    _report_unlinked(actor, links, "merged")
+    _report_unlinked(by, links, "merged")
     MemoryLink.objects.filter(pk__in=[link.pk for link in links]).delete()
     made = MemoryLink.objects.bulk_create(redirected.values())
-    changes.report([Change(Action.LINKED, str(merged.pk), merged.owner_id, actor.pk,
+    changes.report([Change(Action.LINKED, str(merged.pk), merged.owner_id, by.pk,
                            {"links": changes.link_detail([link for link in made if link.source_id == merged.pk]),
                             "reason": "merged"})])
     return len(made)
 
 
-def _report_unlinked(actor: User, links: list[MemoryLink], reason: str) -> None:
+def _report_unlinked(by: User, links: list[MemoryLink], reason: str) -> None:
     """Each removed link in the lineage of the node it went out from (whoever's node that is)."""
     by_source: dict = {}
     for link in links:
         by_source.setdefault(link.source_id, []).append(link)
-    changes.report(Change(Action.UNLINKED, str(source_id), removed[0].source.owner_id, actor.pk,
+    changes.report(Change(Action.UNLINKED, str(source_id), removed[0].source.owner_id, by.pk,
                           {"links": changes.link_detail(removed), "reason": reason})
                    for source_id, removed in by_source.items())
 
 
 def _relate(actor: User, sources: list[Memory], priors: Priors) -> MergeResult:
     """Instead of merging nodes whose priors disagree: an analogical edge from the first to each of the others,
-    weighted by their similarity, and a note that keeps each perspective's own truth."""
+    weighted by their similarity, and a note that keeps each perspective's own truth. A link already on such a pair
+    takes the new type and weight, so the undo keeps it as it was (and removes the edges that are new)."""
     vectors = dict(MemoryVector.objects.filter(memory__in=sources).values_list("memory_id", "embedding"))
     first, others = sources[0], sources[1:]
-    for other in others:
-        similarity = utl.cosine(vectors[first.pk], vectors[other.pk])
-        memory_link(actor=actor, source_id=first.pk, target_id=other.pk, link_type=MemoryLink.LinkType.ANALOGICAL,
-                    weight=round(min(1.0, max(0.0, similarity)), 4))
+    with transaction.atomic():
+        snapshot = snapshot_links(pairs=[(first.pk, other.pk) for other in others], cube_ids=[first.cube_id])
+        for other in others:
+            similarity = utl.cosine(vectors[first.pk], vectors[other.pk])
+            linked = memory_link(actor=actor, source_id=first.pk, target_id=other.pk,
+                                 link_type=MemoryLink.LinkType.ANALOGICAL,
+                                 weight=round(min(1.0, max(0.0, similarity)), 4))
+            if linked.created:
+                snapshot["made"]["links"].append(linked.link.pk)
+        entry = undo_record(actor=actor, operation=UndoEntry.Operation.RELATE, node_ids=[m.pk for m in sources],
+                            snapshot=snapshot)
     note = "; but ".join(f"in {priors.labels[str(memory.pk)]}, \"{_excerpt(memory.content)}\"" for memory in sources)
     note = note[0].upper() + note[1:] + f" (not merged: {priors.why})."
     return MergeResult(merged=None, nodes_merged=0, edges_redirected=0, priors_compatible=False,
-                       relational_edge_created=True, relational_note=note, reversal_hash=None)
+                       relational_edge_created=True, relational_note=note, reversal_hash=entry.reversal_hash)
 
 
 def _excerpt(text: str) -> str:
@@ -411,11 +426,12 @@ class ForgetResult:
     reversal_hash: str | None
 
 
-def node_forget(*, actor: User, node_id, reason, cascade_edges: bool = True, soft_delete: bool = True
-                ) -> ForgetResult:
+def node_forget(*, actor: User, node_id, reason, cascade_edges: bool = True, soft_delete: bool = True,
+                recorded_as: User | None = None) -> ForgetResult:
     """Soft (the default): the node is hidden with its vector, its edges removed (cascade_edges) into the undo
     snapshot, behind a Tombstone until the deadline. Hard (soft_delete false, only when the user asked for it):
     gone at once with everything on it, and nothing to undo."""
+    by = recorded_as or actor
     reason = _choice(reason, FORGET_REASONS, field="reason")
     if not soft_delete and reason != Tombstone.Reason.USER_REQUESTED:
         raise InvalidInput("soft_delete: false deletes for good and needs reason user_requested.",
@@ -426,9 +442,9 @@ def node_forget(*, actor: User, node_id, reason, cascade_edges: bool = True, sof
         links = MemoryLink.objects.filter(Q(source=memory) | Q(target=memory))
         if not soft_delete:
             removed = links.count()
-            _events(actor, Event.Action.FORGOTTEN, [memory], reason=reason, detail={"soft": False,
-                                                                                  "edges_removed": removed})
-            _close_tasks(actor, [memory])
+            _events(by, Event.Action.FORGOTTEN, [memory], reason=reason, detail={"soft": False,
+                                                                               "edges_removed": removed})
+            _close_tasks(by, [memory])
             memory_delete(actor=actor, memory_id=memory.pk, soft=False)
             events.publish_after_commit(events.Kind.MEMORY_FORGOTTEN, memory.cube_id,
                                         events.memory_forgotten(memory.pk, reason=reason, restore_deadline=None))
@@ -436,16 +452,16 @@ def node_forget(*, actor: User, node_id, reason, cascade_edges: bool = True, sof
         snapshot = snapshot_take([memory.pk])
         removed = 0
         if cascade_edges:
-            _report_unlinked(actor, list(links.select_related("source")), reason)
+            _report_unlinked(by, list(links.select_related("source")), reason)
             removed, _ = links.delete()
         memory_delete(actor=actor, memory_id=memory.pk)
         entry = undo_record(actor=actor, operation=UndoEntry.Operation.FORGET, node_ids=[memory.pk],
                             snapshot=snapshot)
-        Tombstone.objects.create(memory=memory, reason=reason, actor=actor, actor_label=actor.get_username(),
+        Tombstone.objects.create(memory=memory, reason=reason, actor=by, actor_label=by.get_username(),
                                  undo=entry, deadline=entry.expires_at)
-        _events(actor, Event.Action.FORGOTTEN, [memory], reason=reason, reversal_hash=entry.reversal_hash,
+        _events(by, Event.Action.FORGOTTEN, [memory], reason=reason, reversal_hash=entry.reversal_hash,
                 detail={"soft": True, "edges_removed": removed, "restore_deadline": entry.expires_at.isoformat()})
-        _close_tasks(actor, [memory])
+        _close_tasks(by, [memory])
         events.publish_after_commit(events.Kind.MEMORY_FORGOTTEN, memory.cube_id,
                                     events.memory_forgotten(memory.pk, reason=reason,
                                                             restore_deadline=entry.expires_at))

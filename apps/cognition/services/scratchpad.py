@@ -23,6 +23,7 @@ from apps.cognition.limits import (
     SCRATCHPAD_ITEMS_SHOWN, SCRATCHPAD_TAGS, SCRATCHPAD_TTL_MINUTES, Privacy,
 )
 from apps.cognition.models import ScratchpadItem, SessionItem
+from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.sessions import session_start
 from apps.core.exceptions import InvalidInput
 from apps.memories.embeddings import embed_texts
@@ -84,11 +85,15 @@ def scratchpad_retrieve(*, actor: User, session_id, agent_id, now: datetime | No
     return _view(actor, session, agent, now or timezone.now())
 
 
-def scratchpad_clear(*, actor: User, session_id, agent_id, now: datetime | None = None) -> Scratchpad:
-    """Remove the agent's own items of this session (others' team and shared items stay: they are theirs)."""
+def scratchpad_clear(*, actor: User, session_id, agent_id, now: datetime | None = None,
+                     curator: bool = False) -> Scratchpad:
+    """Remove the agent's own items of this session (others' team and shared items stay: they are theirs).
+    ``curator``: the pad of whichever user holds this session (a session is one user's), as that user would."""
     session, agent = _key(session_id=session_id, agent_id=agent_id)
-    cleared, _ = ScratchpadItem.objects.filter(owner=actor, session_id=session, agent_id=agent).delete()
-    return _view(actor, session, agent, now or timezone.now(), cleared=cleared)
+    owner = curator_scope(actor=actor, curator=curator,
+                          rows=ScratchpadItem.objects.filter(session_id=session, agent_id=agent))
+    cleared, _ = ScratchpadItem.objects.filter(owner=owner, session_id=session, agent_id=agent).delete()
+    return _view(owner, session, agent, now or timezone.now(), cleared=cleared)
 
 
 def _clean_content(content) -> str:

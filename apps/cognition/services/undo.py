@@ -2,11 +2,14 @@
 
 A snapshot holds each affected memory row with its id and every field, its vector (embedding and token count), its
 links both ways (type, weight, traversal count, timestamps, link id), its NodeProfile and its annotations, as
-Django's serializer writes rows, plus the rows the operation made (a merged node; a dream's new links too). A dream's
-snapshot (services/dream/) also names the cubes it wrote and the merges it made, whose own undos it covers. Rows are put back with the
+Django's serializer writes rows, plus the rows the operation made (a merged node). An operation that only links (a
+merge declined because the priors disagree: its relational edges) keeps just the links it overwrote and the ids of
+those it made. A dream's (services/dream/) keeps the links it changed as they were before, the ids of those it made,
+the snapshots of the merges it made (whose own undos it covers) and the cubes it wrote. Rows are put back with the
 deserializer's raw save, which keeps every field as it was (auto_now timestamps included): the restored rows equal
 the snapshot field by field. A snapshot is reached by its unguessable reversal hash, by its owner only, once, until
-it expires (UNDO_RETENTION_DAYS).
+it expires (UNDO_RETENTION_DAYS). In curator mode (the admin's, services/curators.py) a curator applies an owner's
+undo in the owner's graph; the records (the restored Events) name the curator.
 """
 from __future__ import annotations
 
@@ -24,9 +27,9 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.cognition.limits import UNDO_RETENTION_DAYS
-from apps.cognition.models import (
-    Annotation, BlindSpot, ConsolidationRun, Event, NodeProfile, Tombstone, UndoEntry,
-)
+from apps.cognition.lineage import changes_by
+from apps.cognition.models import Annotation, BlindSpot, ConsolidationRun, NodeProfile, Tombstone, UndoEntry
+from apps.cognition.services.curators import curator_scope
 from apps.core.exceptions import Conflict, InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
@@ -84,6 +87,21 @@ def snapshot_take(memory_ids: list) -> dict:
     }
 
 
+def snapshot_links(*, pairs: list[tuple], cube_ids: list[str]) -> dict:
+    """The links on these (source, target) pairs as they are now, locked, for an operation that only links: the undo
+    puts each back exactly and removes the links the operation made (``made.links``, filled in by it)."""
+    on_pairs = Q()
+    for source_id, target_id in pairs:
+        on_pairs |= Q(source_id=source_id, target_id=target_id)
+    return {
+        "version": SNAPSHOT_VERSION, "memories": [], "vectors": [], "profiles": [], "annotations": [],
+        "links": _rows(MemoryLink.objects.select_for_update().filter(on_pairs).order_by("pk")),
+        "made": {"memories": [], "links": []},
+        # No memory row names the cube, which the undo's writer must still be able to write.
+        "cubes": sorted({str(cube_id) for cube_id in cube_ids}),
+    }
+
+
 def undo_record(*, actor: User, operation: str, node_ids: list, snapshot: dict, now: datetime | None = None
                 ) -> UndoEntry:
     """Keep a snapshot under a new unguessable hash, for the actor, until the retention deadline."""
@@ -123,12 +141,16 @@ class UndoPlan:
         }
 
 
-def _entry_for(*, actor: User, reversal_hash, lock: bool = False) -> UndoEntry:
+def _clean_hash(reversal_hash) -> str:
     if not isinstance(reversal_hash, str) or not reversal_hash.strip():
         raise InvalidInput("reversal_hash must be the hash a merge_concepts or forget_concept answer gave.",
                            field="reversal_hash")
+    return reversal_hash.strip()
+
+
+def _entry_for(*, actor: User, reversal_hash, lock: bool = False) -> UndoEntry:
     entries = UndoEntry.objects.select_for_update() if lock else UndoEntry.objects
-    entry = entries.filter(reversal_hash=reversal_hash.strip(), owner=actor).first()
+    entry = entries.filter(reversal_hash=_clean_hash(reversal_hash), owner=actor).first()
     if entry is None:
         raise NotFound("Unknown reversal_hash: no merge or forget of yours has it.", extra={
             "field": "reversal_hash",
@@ -145,10 +167,6 @@ def _entry_for(*, actor: User, reversal_hash, lock: bool = False) -> UndoEntry:
 
 def _cube_ids(entry: UndoEntry) -> set[str]:
     return {row["fields"]["cube"] for row in entry.snapshot["memories"]} | set(entry.snapshot.get("cubes", []))
-
-
-def _made_links(snapshot: dict) -> set[int]:
-    return set(snapshot["made"].get("links", []))
 
 
 def _check_not_dreaming(entry: UndoEntry) -> None:
@@ -181,16 +199,20 @@ def _plan(entry: UndoEntry) -> UndoPlan:
             if fields:
                 changed[row["pk"]] = fields
     removed = [pk for pk in made if pk in current]
-    made_links = _made_links(snapshot)
     # After the undo these exist: the snapshot's memories, and every other memory still present now.
     others = {str(pk) for row in snapshot["links"] for pk in (row["fields"]["source"], row["fields"]["target"])}
     present = {str(pk) for pk in Memory.objects.filter(pk__in=others - set(made)).values_list("pk", flat=True)}
     present |= set(node_ids)
-    restorable = [row for row in snapshot["links"] if row["pk"] not in made_links
-                  and row["fields"]["source"] in present and row["fields"]["target"] in present]
-    # A link the operation left in place (a forget without cascade_edges) is rewritten as it was, not brought back.
-    standing = set(MemoryLink.objects.filter(pk__in=[row["pk"] for row in restorable]).values_list("pk", flat=True))
-    hanging = MemoryLink.objects.filter(Q(source_id__in=removed) | Q(target_id__in=removed) | Q(pk__in=made_links))
+    restorable = [row for row in snapshot["links"]
+                  if row["fields"]["source"] in present and row["fields"]["target"] in present]
+    # A link standing as it was (a forget without cascade_edges left it) is rewritten, not brought back; one whose
+    # type or weight differs now (a relational edge overwrote it) is brought back.
+    standing = {pk: (link_type, weight, updated_at) for pk, link_type, weight, updated_at in MemoryLink.objects.filter(
+        pk__in=[row["pk"] for row in restorable]).values_list("pk", "link_type", "weight", "updated_at")}
+    brought_back = [row for row in restorable if row["pk"] not in standing
+                    or standing[row["pk"]][:2] != (row["fields"]["link_type"], row["fields"]["weight"])]
+    hanging = MemoryLink.objects.filter(Q(source_id__in=removed) | Q(target_id__in=removed)
+                                        | Q(pk__in=snapshot["made"].get("links", [])))
     removed_links = sorted((str(link[0]), str(link[1]), link[2]) for link in hanging.values_list(
         "source_id", "target_id", "weight"))
     removed_annotations = sorted(str(pk) for pk in Annotation.objects.filter(memory_id__in=removed)
@@ -198,12 +220,12 @@ def _plan(entry: UndoEntry) -> UndoPlan:
     # The digest covers the plan and the state it was judged on: any write to these rows since changes it.
     state = {"rows": {pk: current[pk].get("updated_at") for pk in sorted(current)}, "links": removed_links,
              "annotations": removed_annotations, "added": added, "changed": changed,
-             "restorable": sorted(row["pk"] for row in restorable)}
+             "restorable": sorted(row["pk"] for row in restorable),
+             "standing": sorted((pk, str(updated_at)) for pk, (_, _, updated_at) in standing.items())}
     digest = hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
     return UndoPlan(entry=entry, restored_nodes=node_ids, added_nodes=added,
-                    restored_edges=len([row for row in restorable if row["pk"] not in standing]),
-                    lost_edges=len([row for row in snapshot["links"] if row["pk"] not in made_links]) - len(restorable),
-                    removed_nodes=removed,
+                    restored_edges=len(brought_back),
+                    lost_edges=len(snapshot["links"]) - len(restorable), removed_nodes=removed,
                     removed_links=len(removed_links), removed_annotations=len(removed_annotations), changed=changed,
                     digest=digest)
 
@@ -214,20 +236,41 @@ class UndoResult:
     executed: bool
 
 
-def undo_apply(*, actor: User, reversal_hash, preview: bool = True) -> UndoResult:
+def _hash_owner(actor: User, reversal_hash, curator: bool) -> User:
+    return curator_scope(actor=actor, curator=curator,
+                         rows=UndoEntry.objects.filter(pk=_clean_hash(reversal_hash)))
+
+
+def undo_apply(*, actor: User, reversal_hash, preview: bool = True, curator: bool = False) -> UndoResult:
     """Preview (the default): what the undo would add, remove and change, changing nothing in the graph (the
     preview's digest is kept, so that an undo whose plan has changed since is refused). Execute: put every row of
-    the snapshot back as it was, remove what the operation made, and use up the hash."""
+    the snapshot back as it was, remove what the operation made, and use up the hash. ``curator``: any user's
+    undo, applied in its owner's graph and recorded as the actor's."""
+    owner = _hash_owner(actor, reversal_hash, curator)
+    return _apply(owner, actor, reversal_hash, preview=preview)
+
+
+def undo_plan(*, actor: User, reversal_hash, curator: bool = False) -> UndoPlan:
+    """What executing the undo would do now, for a page that only shows it (the admin's): unlike a preview it keeps
+    no digest, so looking at an undo never arms the check that refuses a later apply."""
+    owner = _hash_owner(actor, reversal_hash, curator)
+    entry = _entry_for(actor=owner, reversal_hash=reversal_hash)
+    _check_writable(owner, entry)
+    return _plan(entry)
+
+
+def _apply(owner: User, by: User, reversal_hash, *, preview: bool) -> UndoResult:
+    """undo_apply for the undo's ``owner`` (their access decides), recorded as ``by``'s."""
     if preview:
-        entry = _entry_for(actor=actor, reversal_hash=reversal_hash)
-        _check_writable(actor, entry)
+        entry = _entry_for(actor=owner, reversal_hash=reversal_hash)
+        _check_writable(owner, entry)
         _check_not_dreaming(entry)
         plan = _plan(entry)
         UndoEntry.objects.filter(pk=entry.pk).update(previewed_digest=plan.digest)
         return UndoResult(plan=plan, executed=False)
     with transaction.atomic():
-        entry = _entry_for(actor=actor, reversal_hash=reversal_hash, lock=True)
-        _check_writable(actor, entry)
+        entry = _entry_for(actor=owner, reversal_hash=reversal_hash, lock=True)
+        _check_writable(owner, entry)
         _check_not_dreaming(entry)
         plan = _plan(entry)
         if entry.previewed_digest and entry.previewed_digest != plan.digest:
@@ -235,20 +278,19 @@ def undo_apply(*, actor: User, reversal_hash, preview: bool = True) -> UndoResul
                            "preview showed.", extra={
                                "field": "reversal_hash",
                                "suggestion": "Preview it again (preview: true), check the plan, then execute."})
-        _execute(actor, entry, plan)
+        _execute(owner, by, entry, plan)
     return UndoResult(plan=plan, executed=True)
 
 
-def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
+def _execute(owner: User, by: User, entry: UndoEntry, plan: UndoPlan) -> None:
     snapshot = entry.snapshot
-    for memory_id in plan.removed_nodes:
-        memory_delete(actor=actor, memory_id=memory_id, soft=False)
+    with changes_by(by if by != owner else None):
+        for memory_id in plan.removed_nodes:
+            memory_delete(actor=owner, memory_id=memory_id, soft=False)
     Tombstone.objects.filter(memory_id__in=plan.restored_nodes).delete()
-    made_links = _made_links(snapshot)
-    # Links the operation made (a dream's) go; those it changed or removed come back below, as they were.
-    made_ends = list(MemoryLink.objects.filter(pk__in=made_links).values_list("source_id", "target_id"))
-    MemoryLink.objects.filter(pk__in=made_links).delete()
-    links = [row for row in snapshot["links"] if row["pk"] not in made_links]
+    made_links = list(MemoryLink.objects.filter(pk__in=snapshot["made"].get("links", [])).select_related("source"))
+    MemoryLink.objects.filter(pk__in=[link.pk for link in made_links]).delete()
+    links = snapshot["links"]
     # A link made since between the same two nodes would stand in the way of the original (one per pair).
     pairs = {(row["fields"]["source"], row["fields"]["target"]) for row in links}
     kept = {row["pk"] for row in links}
@@ -262,7 +304,7 @@ def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
         row["fields"]["reference"] for row in snapshot["annotations"] if row["fields"].get("reference")
     }).values_list("pk", flat=True))
     for name, _ in _ROWS:
-        rows = links if name == "links" else snapshot[name]
+        rows = snapshot[name]
         if name == "links":
             rows = [row for row in rows if row["fields"]["source"] in present and row["fields"]["target"] in present]
         if name == "annotations":  # a referenced node that is gone for good leaves the note without its reference
@@ -273,16 +315,20 @@ def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
             restored.save()
     entry.used_at = timezone.now()
     entry.save(update_fields=["used_at"])
-    # A dream's undo covers the undos of the merges it made: they have nothing left to do.
-    UndoEntry.objects.filter(owner=actor, reversal_hash__in=snapshot.get("covers", []), used_at__isnull=True
-                             ).update(used_at=entry.used_at)
-    ConsolidationRun.objects.filter(owner=actor, reversal_hash=entry.reversal_hash).update(
-        status=ConsolidationRun.Status.ROLLED_BACK, updated_at=entry.used_at)
-    BlindSpot.objects.filter(owner=actor, run__reversal_hash=entry.reversal_hash).delete()
     if entry.operation == UndoEntry.Operation.DREAM:
-        _dream_restored(actor, entry, plan, links, made_ends)
+        # A dream's undo covers the undos of the merges it made (nothing is left for them to do), takes its blind
+        # spots away, and rolls the run back.
+        UndoEntry.objects.filter(owner=owner, reversal_hash__in=snapshot.get("covers", []), used_at__isnull=True
+                                 ).update(used_at=entry.used_at)
+        BlindSpot.objects.filter(owner=owner, run__reversal_hash=entry.reversal_hash).delete()
+        ConsolidationRun.objects.filter(owner=owner, reversal_hash=entry.reversal_hash).update(
+            status=ConsolidationRun.Status.ROLLED_BACK, updated_at=entry.used_at)
+    # An undo of links only (or a dream's, whose links join nodes it does not bring back) records them itself.
+    if not plan.restored_nodes or entry.operation == UndoEntry.Operation.DREAM:
+        _report_relinked(by, made_links, [row for row in links if row["fields"]["source"] in present
+                                          and row["fields"]["target"] in present])
     memories = list(Memory.objects.filter(pk__in=plan.restored_nodes))
-    changes.report(Change(Action.RESTORED, str(memory.pk), memory.owner_id, actor.pk,
+    changes.report(Change(Action.RESTORED, str(memory.pk), memory.owner_id, by.pk,
                           {"reversal_hash": entry.reversal_hash, "operation": entry.operation,
                            "removed": plan.removed_nodes})
                    for memory in memories)
@@ -294,29 +340,34 @@ def _execute(actor: User, entry: UndoEntry, plan: UndoPlan) -> None:
                                     events.undo_applied(restored, plan.removed_nodes, entry.operation))
 
 
-def _dream_restored(actor: User, entry: UndoEntry, plan: UndoPlan, links: list[dict], made_ends: list) -> None:
-    """A dream's undo as one Event on the nodes whose links it put back or removed (those it brings back are
-    recorded as restored below), and those nodes' links redrawn on the live graph."""
-    ends = {str(pk) for row in links for pk in (row["fields"]["source"], row["fields"]["target"])}
-    ends |= {str(pk) for pair in made_ends for pk in pair}
-    touched = list(Memory.objects.filter(pk__in=ends - set(plan.restored_nodes), deleted_at__isnull=True))
-    if not touched:
-        return
-    Event.objects.create(owner=actor, actor=actor, actor_label=actor.get_username(), action=Event.Action.RESTORED,
-                         node_ids=sorted(str(memory.pk) for memory in touched), reversal_hash=entry.reversal_hash,
-                         detail={"operation": entry.operation, "links_restored": len(links),
-                                 "links_removed": len(made_ends)})
-    for memory in touched:
+def _node_uuid(node_id) -> uuid.UUID:
+    try:
+        return uuid.UUID(str(node_id))
+    except ValueError:
+        raise InvalidInput("node_id must be a UUID.", field="node_id") from None
+
+
+def _report_relinked(by: User, removed: list[MemoryLink], restored: list[dict]) -> None:
+    """The links an undo of links removed and put back, in the lineage of the nodes they go out from, and each of
+    those nodes redrawn on the live graph."""
+    restored_links = [MemoryLink(source_id=uuid.UUID(row["fields"]["source"]),
+                                 target_id=uuid.UUID(row["fields"]["target"]), link_type=row["fields"]["link_type"],
+                                 weight=row["fields"]["weight"]) for row in restored]
+    sources = {memory.pk: memory for memory in Memory.objects.filter(
+        pk__in={link.source_id for link in [*removed, *restored_links]})}
+    reported = [Change(action, str(link.source_id), sources[link.source_id].owner_id, by.pk,
+                       {"links": changes.link_detail([link]), "reason": "undo"})
+                for action, group in ((Action.UNLINKED, removed), (Action.LINKED, restored_links))
+                for link in group if link.source_id in sources]
+    changes.report(reported)
+    for memory in sources.values():
         events.publish_after_commit(events.Kind.MEMORY_RELINKED, memory.cube_id, events.memory_relinked(memory))
 
 
 def undo_for_node(*, actor: User, node_id) -> str:
     """The reversal hash of the operation that removed this node (its forget, or the merge it went into), for
     restore_concept: the node must be in the actor's trash, restorable, and the undo the actor's own."""
-    try:
-        memory_id = uuid.UUID(str(node_id))
-    except ValueError:
-        raise InvalidInput("node_id must be a UUID.", field="node_id") from None
+    memory_id = _node_uuid(node_id)
     tombstone = (Tombstone.objects.select_related("undo", "memory")
                  .filter(memory_id=memory_id, memory__cube_id__in=cube_ids_writable(actor=actor),
                          memory__deleted_at__isnull=False).first())
@@ -330,6 +381,9 @@ def undo_for_node(*, actor: User, node_id) -> str:
     return undo.reversal_hash
 
 
-def node_restore(*, actor: User, node_id, preview: bool = False) -> UndoResult:
-    """restore_concept: undo the operation that removed this node of the actor's trash (see undo_for_node)."""
-    return undo_apply(actor=actor, reversal_hash=undo_for_node(actor=actor, node_id=node_id), preview=preview)
+def node_restore(*, actor: User, node_id, preview: bool = False, curator: bool = False) -> UndoResult:
+    """restore_concept: undo the operation that removed this node of the actor's trash (see undo_for_node).
+    ``curator``: of any user's trash, as the owner of the undo that removed it would, recorded as the actor's."""
+    owner = curator_scope(actor=actor, curator=curator, rows=Tombstone.objects.filter(memory_id=_node_uuid(node_id)),
+                          owner_field="undo__owner")
+    return _apply(owner, actor, undo_for_node(actor=owner, node_id=node_id), preview=preview)

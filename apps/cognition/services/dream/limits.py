@@ -19,10 +19,7 @@ LEASE_IDLE_SECONDS = 60
 HEBB_DECAY = 0.001
 WEIGHT_FLOOR = 0.05
 WEIGHT_CEILING = 1.0
-# eta = 10 x acetylcholine. Neuromodulation is not built yet: acetylcholine stays at its resting level, so eta is
-# the reference's 0.01 (docs/context_graph.md says so).
-ACETYLCHOLINE_REST = 0.001
-ETA_PER_ACETYLCHOLINE = 10
+# eta = 10 x acetylcholine, the owner's level when the run is made (services/neuromod.py; 0.01 at rest).
 # A pair co-activated this often in the replayed items, with no edge either way, gets a semantic edge of this weight.
 CO_ACTIVATIONS_TO_LINK = 3
 CO_ACTIVATION_WEIGHT = 0.3

@@ -33,10 +33,11 @@ from apps.accounts.models import User
 from apps.cognition.models import ConsolidationRun, Event, SessionItem, UndoEntry
 from apps.cognition.services.dream import nrem, rem
 from apps.cognition.services.dream.limits import (
-    ACETYLCHOLINE_REST, BATCH_ITEMS, DREAM_MINUTES, ETA_PER_ACETYLCHOLINE, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES,
-    SYNTHETIC_QUERIES,
+    BATCH_ITEMS, DREAM_MINUTES, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES, SYNTHETIC_QUERIES,
 )
 from apps.cognition.services.dream.work import Context, Work, pair
+from apps.cognition.services.neuromod import levels_of
+from apps.cognition.services.sessions import session_get
 from apps.cognition.services.undo import SNAPSHOT_VERSION, undo_apply, undo_record
 from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound, Unavailable
 from apps.cubes.access import cube_ids_writable
@@ -54,9 +55,11 @@ COUNTERS = ("items", "batches", "items_replayed", "edges_strengthened", "edges_w
             "tasks_opened", "walks", "blind_spots_discovered", "leaps_linked", "shortcuts_created")
 
 
-def learning_rate() -> float:
-    """eta = 10 x acetylcholine. Neuromodulation is not built yet, so acetylcholine is at rest (0.001): eta 0.01."""
-    return ETA_PER_ACETYLCHOLINE * ACETYLCHOLINE_REST
+def learning_rate(owner: User) -> tuple[float, float]:
+    """(acetylcholine, eta = 10 x acetylcholine) of the owner's latest session (services/neuromod.py: 0.001 (1 + L),
+    so eta is 0.01 at rest and 0.02 at the highest learning score), read when the run is made."""
+    levels = levels_of(session_get(actor=owner))
+    return levels.acetylcholine, levels.learning_rate
 
 
 def empty_snapshot() -> dict:
@@ -119,13 +122,15 @@ def dream_trigger(*, actor: User, phase: str = ConsolidationRun.Phase.FULL_CYCLE
                 status=resumed.status if resumed.status == Status.RUNNING else Status.QUEUED, updated_at=now)
             resumed.refresh_from_db()
             return resumed
+        acetylcholine, eta = learning_rate(actor)
         try:
             with transaction.atomic():
                 run = ConsolidationRun.objects.create(
                     owner=actor, phase=phase, budget=budget, seed=secrets.randbits(63) if seed is None else seed,
                     abort_on_query=abort_on_query, checkpoint={
                         "phase": PHASES[phase][0], "cursor": None, "phases_done": [], "state": {},
-                        "counters": dict.fromkeys(COUNTERS, 0), "windows": _windows(actor, now), "eta": learning_rate()},
+                        "counters": dict.fromkeys(COUNTERS, 0), "windows": _windows(actor, now), "eta": eta,
+                        "acetylcholine": acetylcholine},
                     progress={"batches": 0, "items": 0, "duration_ms": 0})
                 entry = undo_record(actor=actor, operation=UndoEntry.Operation.DREAM, node_ids=[],
                                     snapshot=empty_snapshot())

@@ -10,6 +10,7 @@ from pydantic import AfterValidator, Field, WithJsonSchema
 
 from apps.accounts.models import User
 from apps.cognition.limits import ANNOTATION_MAX_CHARS, MERGE_MAX_SOURCES, TOMBSTONE_TOP_K
+from apps.cognition.models import UndoEntry
 from apps.cognition.selectors.tombstones import RECOVERY_INSTRUCTIONS, SEARCHABLE_REASONS, tombstones_search
 from apps.cognition.services.curation import (
     ANNOTATION_TYPES, FORGET_REASONS, STRATEGIES, annotation_add, node_boost, node_forget, nodes_merge,
@@ -179,14 +180,19 @@ async def forget_concept(actor: User, params: ForgetConceptInput) -> dict[str, A
     return data
 
 
+# The seed names two operations; a relational link is what a merge_concepts call did instead of merging.
+SEED_OPERATIONS = {UndoEntry.Operation.RELATE: UndoEntry.Operation.MERGE}
+
+
 def _restored(result: UndoResult) -> dict[str, Any]:
     plan, entry = result.plan, result.plan.entry
-    # The seed names two operations; a dream's undo (Engram's third) says so in `operation` instead.
-    operation = ({"original_operation": entry.operation} if entry.operation in RESTORE_OUTPUT["properties"][
-        "original_operation"]["enum"] else {"operation": entry.operation})
+    operation = SEED_OPERATIONS.get(entry.operation, entry.operation)
+    # A dream's undo has no name among the seed's two: it says so in `operation` instead.
+    named = ({"original_operation": operation} if operation in RESTORE_OUTPUT["properties"]["original_operation"][
+        "enum"] else {"operation": operation})
     return {
         "restored_nodes": plan.restored_nodes, "restored_edges": plan.restored_edges,
-        **operation, "operation_timestamp": entry.created_at.isoformat(),
+        **named, "operation_timestamp": entry.created_at.isoformat(),
         "success": True, "preview": not result.executed, "plan": plan.as_dict(),
     }
 
@@ -229,7 +235,8 @@ TOOLS = (
                     "sentences, extractive), re-embedded, with the highest importance, and every edge of the sources "
                     "(duplicates at their highest weight). The sources stay hidden in the trash until the undo "
                     "expires. Different domains, or agents whose nodes' mean vectors have cos < 0.7, are linked "
-                    "instead (relational_note) unless force_merge." + UNDO_NOTE,
+                    "instead (relational_note; its reversal_hash puts back the links the pairs had) unless force_merge."
+                    + UNDO_NOTE,
         input_model=MergeConceptsInput, adapter=merge_concepts, scope=WRITE, output_schema=MERGE_OUTPUT,
     ),
     ToolSpec(

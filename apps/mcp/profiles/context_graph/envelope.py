@@ -14,6 +14,8 @@ INVALID_PARAMS = -32602
 SESSION_NOT_FOUND = -32000
 REFUSED = -32001
 STORAGE = -32002
+# A concept named in words that matches none of the caller's nodes (the error names the nearest).
+CONCEPT_UNRESOLVED = -32003
 RATE_LIMITED = -32004
 INTERNAL = -32603
 
@@ -22,6 +24,7 @@ class ContextGraphEnvelope:
     # Domain error codes (specific first, then the error's class) -> the seed family's JSON-RPC codes.
     CODES = {
         "session_not_found": SESSION_NOT_FOUND,
+        "concept_unresolved": CONCEPT_UNRESOLVED,
         "database_unavailable": STORAGE,
         "rate_limited": RATE_LIMITED,
         "invalid_input": INVALID_PARAMS,

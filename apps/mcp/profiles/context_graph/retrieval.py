@@ -144,7 +144,7 @@ async def search_graph(actor: User, params: SearchGraphInput) -> dict[str, Any]:
         exclude_agent_ids=lock.exclude_agent_ids if lock else None,
     )
     return {"results": [node_summary(item.memory, item.score) for item in found.items],
-            "session_id": str(found.session.pk)}
+            "session_id": str(found.session.pk), "neuromodulation": found.levels.applied()}
 
 
 async def get_neighborhood(actor: User, params: GetNeighborhoodInput) -> dict[str, Any]:

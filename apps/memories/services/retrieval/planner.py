@@ -87,7 +87,7 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
                               count_matches=False, count_scope=filters.narrows_cubes, on_statement=embedding.start)
         total = model.scope_size
         ranked = _hybrid(base, embedding=embedding, model=model, sectors=filters.sectors, limit=limit, offset=offset)
-        items = page(ranked, limit=limit, offset=offset)
+        items = page(ranked, limit=limit, offset=offset, include_deleted=filters.include_deleted)
         query_vector = list(embedding.result())
         best_similarity = max((item.dense for item in ranked), default=None)
     if reinforce:
@@ -130,7 +130,7 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
         # Boolean: every match. Plain words: every lexical match, plus the close dense neighbours in the pool.
         total = model.matches + sum(1 for item in ranked if item.lexical == 0)
         total_exact = model.matches_exact
-        items = page(ranked, limit=limit, offset=offset)
+        items = page(ranked, limit=limit, offset=offset, include_deleted=filters.include_deleted)
         annotate_matches(items, parsed)
     if reinforce:
         reinforce_returned(items)

@@ -145,21 +145,24 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
     return scored
 
 
-def page(ranked: list[PoolScore], *, limit: int, offset: int) -> list[ScoredMemory]:
+def page(ranked: list[PoolScore], *, limit: int, offset: int, include_deleted: bool = False) -> list[ScoredMemory]:
     """The page's memories with their scores: only their rows are loaded. The pool was drawn from the request's
-    scope, so the rows are read by id alone (a raw statement: building the scope's filters again through the
-    ORM took longer than PostgreSQL takes to answer)."""
+    scope, so the rows are read by id (a raw statement: building the scope's filters again through the ORM took
+    longer than PostgreSQL takes to answer), and only a deletion can have changed since: one committed between the
+    statements leaves the page."""
     chosen = ranked[offset:offset + limit]
-    memories = {memory.pk: memory for memory in Memory.objects.raw(_page_sql(), [[item.pk for item in chosen]])}
+    memories = {memory.pk: memory for memory in Memory.objects.raw(_page_sql(include_deleted),
+                                                                     [[item.pk for item in chosen]])}
     return [ScoredMemory(memory=memories[item.pk], score=item.score, relevance=item.relevance, dense=item.dense,
                          lexical=item.lexical, recency=item.recency, link_weight=item.link_weight)
             for item in chosen if item.pk in memories]
 
 
 @functools.cache
-def _page_sql() -> str:
+def _page_sql(include_deleted: bool) -> str:
     columns = ", ".join(f'"{field.column}"' for field in Memory._meta.concrete_fields)
-    return f"SELECT {columns} FROM {MEMORIES} WHERE id = ANY(%s::uuid[])"
+    live = "" if include_deleted else " AND deleted_at IS NULL"
+    return f"SELECT {columns} FROM {MEMORIES} WHERE id = ANY(%s::uuid[]){live}"
 
 
 def without_query(base, *, limit, offset) -> list[ScoredMemory]:
