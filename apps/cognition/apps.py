@@ -10,8 +10,10 @@ class CognitionConfig(AppConfig):
         from apps.cognition.lineage import record_changes
         from apps.cognition.media_files import remove_media_of_purged
         from apps.cognition.selectors.immune import quarantined
-        from apps.memories import changes, exclusions
+        from apps.cognition.services.dream.wake import wake_on_query
+        from apps.memories import changes, exclusions, queries
 
         changes.register(record_changes)
         changes.register(remove_media_of_purged)
         exclusions.register(quarantined)
+        queries.register(wake_on_query)

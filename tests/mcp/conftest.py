@@ -6,6 +6,9 @@ so every MCP test uses ``django_db(transaction=True)``.
 import pytest
 
 from tests.mcp.support import seed_json_block, seed_sections, serving
+# trigger_dream without blocking queues its run through kombu, whose pooled connections would keep the test
+# database from being dropped: every MCP test closes them after itself.
+from tests.memories.test_faults_worker import _close_broker_connections  # noqa: F401
 
 
 @pytest.fixture(scope="session")

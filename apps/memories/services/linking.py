@@ -153,7 +153,8 @@ def _nearest_with_shifts(memories: list[Memory], contents: list[ContentVector], 
 def create_links(memory: Memory, content: ContentVector) -> list[MemoryLink]:
     """Link a memory to its chosen neighbours (call inside the caller's transaction)."""
     links = [
-        MemoryLink(source_id=memory.pk, target_id=c.target_id, weight=c.weight, link_type=c.link_type)
+        MemoryLink(source_id=memory.pk, target_id=c.target_id, weight=c.weight, link_type=c.link_type,
+                   origin=MemoryLink.Origin.STORE)
         for c in choose_links(memory, content)
     ]
     return MemoryLink.objects.bulk_create(links, ignore_conflicts=True)
@@ -163,7 +164,8 @@ def create_links_many(memories: list[Memory], contents: list[ContentVector]) -> 
     """create_links for a batch of one cube in one insert; the links each memory got."""
     chosen = choose_links_many(memories, contents)
     MemoryLink.objects.bulk_create([
-        MemoryLink(source_id=memory.pk, target_id=c.target_id, weight=c.weight, link_type=c.link_type)
+        MemoryLink(source_id=memory.pk, target_id=c.target_id, weight=c.weight, link_type=c.link_type,
+                   origin=MemoryLink.Origin.STORE)
         for memory, candidates in zip(memories, chosen) for c in candidates
     ], ignore_conflicts=True)
     return chosen
