@@ -293,8 +293,8 @@ def run_rss(searches: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--part", choices=("all", "batch", "query", "rss", "variants"), default="all")
-    parser.add_argument("--variants", default="fp32,int8,int8-ffn,int8-inner,int8-no-v-ffn2,int8-no-ffn2,int8-equal,"
-                        "int8-blocks", help="the variants the variants part compares, comma-separated")
+    parser.add_argument("--variants", default="fp32,int8,int8-partial,int8-ffn,int8-inner,int8-no-ffn2,int8-equal",
+                        help="the variants the variants part compares, comma-separated")
     parser.add_argument("--texts", type=int, default=2000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--chunk", type=int, default=500, help="texts per encode call in the batch part")
