@@ -1,5 +1,5 @@
 """The ONNX files that may store memories (onnx_encoder.VARIANTS): each made by the one export path and cached
-under its own name, the memories' default (int8-partial) close to fp32 on the probes and hardly moved by its batch
+under its own name, int8-partial (the faster choice for memories) close to fp32 on the probes and hardly moved by its batch
 mates, where full int8 moves further; and the setting that chooses names its choices."""
 import json
 import logging
@@ -120,7 +120,7 @@ def test_a_matmul_outside_a_bert_like_layer_is_named():
 SETTING = "from django.conf import settings; print(settings.ENGRAM_EMBEDDING_INT8)"
 
 
-@pytest.mark.parametrize(("value", "variant"), [(None, "int8-partial"), ("true", "int8"), ("FALSE", "fp32")])
+@pytest.mark.parametrize(("value", "variant"), [(None, "fp32"), ("partial", "int8-partial"), ("true", "int8"), ("FALSE", "fp32")])
 def test_the_memories_setting_reads_its_values(settings, value, variant):
     assert read_setting(settings, value) == (0, variant)
 
