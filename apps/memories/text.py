@@ -24,10 +24,6 @@ URGENCY_WORDS = frozenset(
     "remember warning danger required blocker blocking".split()
 )
 
-# Causal cue phrases: a new memory whose text has one links to its neighbours as "causal".
-CAUSAL_CUES = ("because", "therefore", "caused", "causes", "due to", "leads to", "led to", "results in",
-               "resulted in", "so that", "as a result", "consequently", "hence")
-
 # Causal claims: a clause that names a cause and one that names its effect, and the phrase that joins them
 # (causal_claims). Which side is the cause depends on the phrase: "E because C", "C leads to E".
 _EFFECT_FIRST = re.compile(  # "E because C", "E, due to C", "E was caused by C"
@@ -74,11 +70,6 @@ def extract_keywords(text: str, *, limit: int = 8) -> list[str]:
 def urgency_salience(text: str) -> float:
     hits = sum(1 for w in words(text) if w in URGENCY_WORDS)
     return min(1.0, 0.5 + 0.1 * hits)
-
-
-def has_causal_cue(text: str) -> bool:
-    lowered = f" {text.lower()} "
-    return any(f" {cue} " in lowered or f" {cue}," in lowered for cue in CAUSAL_CUES)
 
 
 @dataclass(frozen=True)
