@@ -273,7 +273,8 @@ def test_high_entropy_gates_the_answer(user):
     warning = result.as_dict()["tool_gating_warning"]
     assert result.recorded.entropy == 1.0
     assert warning == {
-        "triggered": True, "entropy_score": 1.0, "suggested_tools": ["epistemic_action"], "auto_retry_after": False,
+        "triggered": True, "entropy_score": 1.0, "auto_retry_after": False,
+        "suggested_tools": ["generate_search_plan", "epistemic_action", "expand_causal_path"],
         "message": "Retrieval quality may be low due to high entropy (1.00). Suggest calling epistemic_action first "
                    "to reduce entropy before retrying."}
     assert result.distilled.text == "" and result.distilled.tokens_used == 0

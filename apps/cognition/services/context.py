@@ -48,8 +48,8 @@ from apps.memories.selectors import memories_readable
 from apps.memories.services import memory_reinforce, memory_retrieve
 from apps.memories.validation import MAX_QUERY_CHARS
 
-# Tools that lower entropy, as the tool-gating warning suggests them (those this server has).
-ENTROPY_TOOLS = ("epistemic_action",)
+# Tools that lower entropy, as the tool-gating warning suggests them: the seed's list, all served now.
+ENTROPY_TOOLS = ("generate_search_plan", "epistemic_action", "expand_causal_path")
 INSIGHT_LINKS = 3
 
 
