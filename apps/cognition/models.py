@@ -285,7 +285,7 @@ class BenchmarkRun(TimeStampedModel):
     haystack_size = models.PositiveIntegerField()
     # What the caller asked to compare against, and what really ran (None: no baseline).
     baseline_model = models.CharField(max_length=40)
-    baseline_used = models.CharField(max_length=120, blank=True)
+    baseline_used = models.CharField(max_length=300, blank=True)
     seed = models.BigIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     phase = models.CharField(max_length=10, choices=Phase.choices, default=Phase.STORING)
