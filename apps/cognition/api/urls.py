@@ -1,5 +1,8 @@
 from django.urls import path
 
+from apps.cognition.api.planning_views import (
+    BenchmarkDetailView, BenchmarkStartView, CompareView, ReflectView, SearchPlanView,
+)
 from apps.cognition.api.reasoning_views import CausalExpandView, CausalPathView, CausalQueryView, EntailmentView
 from apps.cognition.api.views import (
     AnnotateView, BoostView, ForgetView, LineageView, MergeView, NeighborhoodView, NodeSearchView, NodeStoreView,
@@ -38,4 +41,9 @@ urlpatterns = [
     path("cognition/undo/<str:reversal_hash>/apply/", UndoApplyView.as_view(), name="undo-apply"),
     path("cognition/system-log/", SystemLogView.as_view(), name="system-log"),
     path("cognition/scratchpad/<str:session_id>/<str:agent_id>/", ScratchpadView.as_view(), name="scratchpad"),
+    path("cognition/plans/", SearchPlanView.as_view(), name="search-plan"),
+    path("cognition/reflect/", ReflectView.as_view(), name="reflect"),
+    path("cognition/retrieval/compare/", CompareView.as_view(), name="retrieval-compare"),
+    path("cognition/benchmarks/", BenchmarkStartView.as_view(), name="benchmark-start"),
+    path("cognition/benchmarks/<str:run_id>/", BenchmarkDetailView.as_view(), name="benchmark-detail"),
 ]

@@ -309,9 +309,17 @@ def recall_test_start(*, actor: User, test_type=None, needle_count=None, haystac
         return run
     with transaction.atomic():
         BenchmarkRun.objects.filter(pk=run.pk, lease=token).update(background=True, lease="", updated_at=timezone.now())
-        transaction.on_commit(lambda: current_app.tasks[TASK_NAME].delay(str(run.pk)))
+        transaction.on_commit(lambda: _send(str(run.pk)))
     run.refresh_from_db()
     return run
+
+
+def _send(run_id: str) -> None:
+    """cognition.benchmark_run.delay(run_id), found by name: a service never imports the tasks (an edge). A process
+    whose Celery app has not imported the apps' tasks yet (a web process) imports them first."""
+    if TASK_NAME not in current_app.tasks:
+        current_app.loader.import_default_modules()
+    current_app.tasks[TASK_NAME].delay(run_id)
 
 
 def _clean_seed(seed) -> int:

@@ -4,7 +4,7 @@ pulse (pulse.py)."""
 from __future__ import annotations
 
 from apps.mcp.profile import Profile
-from apps.mcp.profiles.context_graph import context, curation, reasoning, retrieval, status
+from apps.mcp.profiles.context_graph import context, curation, planning, reasoning, retrieval, status
 from apps.mcp.profiles.context_graph.envelope import ContextGraphEnvelope
 from apps.mcp.profiles.context_graph.pulse import with_pulse
 
@@ -29,5 +29,6 @@ DESCRIPTION = (
 
 PROFILE = Profile(name="context-graph", title="Context Graph", description=DESCRIPTION,
                   envelope=ContextGraphEnvelope(), after_call=with_pulse,
-                  tools=(*context.TOOLS, *retrieval.TOOLS, *curation.TOOLS, *status.TOOLS, *reasoning.TOOLS),
-                  resources=(*status.RESOURCES,))
+                  tools=(*context.TOOLS, *retrieval.TOOLS, *curation.TOOLS, *status.TOOLS, *reasoning.TOOLS,
+                         *planning.TOOLS),
+                  resources=(*status.RESOURCES, *planning.RESOURCES))
