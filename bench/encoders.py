@@ -4,6 +4,7 @@ full-precision torch model, and the memory a web process holds with each.
     .venv/bin/python bench/encoders.py                    # all three parts, ~20 min on 2 shared cores
     .venv/bin/python bench/encoders.py --part batch       # or query, or rss
     .venv/bin/python bench/encoders.py --part rss --searches 10000
+    .venv/bin/python bench/encoders.py --part variants      # the memories' ONNX variants, ~5 min
 
 Texts are 2,000 LoCoMo-like memory contents (bench/corpus.py's memory_item, seed 7), measured per
 text (not per memory: how many texts a memory needs is another change's business). Queries are 200
@@ -17,6 +18,10 @@ query  every variant embeds one question at a time, the variants taking turns qu
 agreement  each variant's vectors against the torch fp32 ones (mean and min cosine), and for a way of
        storing and querying: the mean share of each question's 10 nearest texts that the fp32 model
        also puts in its 10 nearest.
+variants  the ONNX variants that may store memories (apps/memories/onnx_encoder.py VARIANTS; --variants to
+       choose), at the settings' batch size, taking turns as in batch; texts/s, cosine to the fp32 file's vectors,
+       and how far a text's vector moves with its batch mates: the least and mean cosine between the first 200
+       texts' vectors in the run (batches of 16 sorted by length) and each text's vector encoded alone.
 rss    a fresh process per setup loads what a web process loads (torch and get_model() with the torch
        backend only; the text encoder with one 64-text store, the query encoder), then embeds
        --searches questions through the search path's thread pool (apps/memories/services/retrieval/dense.py), 4 at a time; RSS after each
@@ -91,16 +96,15 @@ def torch_int8(model):
         return torch.ao.quantization.quantize_dynamic(copy.deepcopy(model), {torch.nn.Linear}, dtype=torch.qint8)
 
 
-def onnx_encoder(model, *, int8: bool, per_channel: bool = True, batch_size: int = 64, threads: int = 1):
+def onnx_encoder(model, *, variant: str, batch_size: int = 64, threads: int = 1):
     from django.conf import settings
 
     from apps.memories import embeddings, onnx_encoder as onnx
 
-    path = onnx.model_file(embeddings._model_path(), settings.ENGRAM_EMBEDDING_CACHE_DIR, int8=int8,
-                           per_channel=per_channel)
+    path = onnx.model_file(embeddings._model_path(), settings.ENGRAM_EMBEDDING_CACHE_DIR, variant=variant)
     # per-tensor weights fail the probe check (cosine < 0.95 on a one-token text): measured, never shipped
-    return onnx.encoder(embeddings.get_tokenizer(), path, int8=int8, threads=threads, batch_size=batch_size,
-                        check=per_channel)
+    return onnx.encoder(embeddings.get_tokenizer(), path, variant=variant, threads=threads, batch_size=batch_size,
+                        check=variant != "int8-per-tensor")
 
 
 def traced_query_encoder(query_model, threads: int):
@@ -123,11 +127,11 @@ def batch_variants(model, int8_model) -> dict:
     variants["torch fp32, batch 64, unsorted"] = torch_encoder(model, batch_size=64, threads=1, sort=False)
     variants["torch fp32, batch 64, 2 threads"] = torch_encoder(model, batch_size=64, threads=2)
     variants["torch int8 (per-tensor), batch 64"] = torch_encoder(int8_model, batch_size=64, threads=1)
-    variants["onnx fp32, batch 64"] = onnx_encoder(model, int8=False)
-    variants["onnx int8 per-tensor, batch 64"] = onnx_encoder(model, int8=True, per_channel=False)
+    variants["onnx fp32, batch 64"] = onnx_encoder(model, variant="fp32")
+    variants["onnx int8 per-tensor, batch 64"] = onnx_encoder(model, variant="int8-per-tensor")
     for size in (16, 32, 64, 128):
-        variants[f"onnx int8 per-channel, batch {size}"] = onnx_encoder(model, int8=True, batch_size=size)
-    variants["onnx int8 per-channel, batch 64, 2 threads"] = onnx_encoder(model, int8=True, threads=2)
+        variants[f"onnx int8 per-channel, batch {size}"] = onnx_encoder(model, variant="int8", batch_size=size)
+    variants["onnx int8 per-channel, batch 64, 2 threads"] = onnx_encoder(model, variant="int8", threads=2)
     return variants
 
 
@@ -137,10 +141,10 @@ def query_variants(model, int8_model) -> dict:
         "torch int8 encode()": torch_encoder(int8_model, batch_size=1, threads=1),
         "torch int8 traced (today)": traced_query_encoder(int8_model, 1),
         "torch int8 traced, 2 threads": traced_query_encoder(int8_model, 2),
-        "onnx fp32": onnx_encoder(model, int8=False),
-        "onnx int8 per-tensor": onnx_encoder(model, int8=True, per_channel=False),
-        "onnx int8 per-channel": onnx_encoder(model, int8=True),
-        "onnx int8 per-channel, 2 threads": onnx_encoder(model, int8=True, threads=2),
+        "onnx fp32": onnx_encoder(model, variant="fp32"),
+        "onnx int8 per-tensor": onnx_encoder(model, variant="int8-per-tensor"),
+        "onnx int8 per-channel": onnx_encoder(model, variant="int8"),
+        "onnx int8 per-channel, 2 threads": onnx_encoder(model, variant="int8", threads=2),
     }
 
 
@@ -199,6 +203,21 @@ def overlap(stored: np.ndarray, queries: np.ndarray, stored_ref: np.ndarray, que
         return np.argsort(-(q @ s.T), axis=1)[:, :k]
     ours, theirs = nearest(stored, queries), nearest(stored_ref, queries_ref)
     return round(float(np.mean([len(set(a) & set(b)) / k for a, b in zip(ours, theirs)])), 3)
+
+
+def run_variants(names: list[str], texts: list[str], chunk: int, rounds: int) -> dict:
+    from django.conf import settings
+
+    variants = {name: onnx_encoder(None, variant=name, batch_size=settings.ENGRAM_EMBEDDING_BATCH_SIZE)
+                for name in names}
+    rates, vectors = run_batch(variants, texts, chunk, rounds)
+    reference = vectors["fp32"] if "fp32" in vectors else onnx_encoder(None, variant="fp32")(texts)
+    figures = {}
+    for name in names:
+        alone = np.concatenate([variants[name]([text]) for text in texts[:200]])
+        figures[name] = {"texts_per_s": rates[name], **cosines(vectors[name], reference),
+                         "alone": cosines(alone, vectors[name][:200])}
+    return figures
 
 
 # --- web process memory -------------------------------------------------------------------------
@@ -273,7 +292,9 @@ def run_rss(searches: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("all", "batch", "query", "rss"), default="all")
+    parser.add_argument("--part", choices=("all", "batch", "query", "rss", "variants"), default="all")
+    parser.add_argument("--variants", default="fp32,int8,int8-partial,int8-ffn,int8-inner,int8-no-ffn2,int8-equal",
+                        help="the variants the variants part compares, comma-separated")
     parser.add_argument("--texts", type=int, default=2000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--chunk", type=int, default=500, help="texts per encode call in the batch part")
@@ -291,6 +312,17 @@ def main() -> None:
 
     print(machine_line(), flush=True)
     figures = {"machine": machine_line()}
+    if args.part == "variants":
+        texts, _ = corpus(args.texts, 1)
+        figures["variants"] = run_variants(args.variants.split(","), texts, args.chunk, args.rounds)
+        print(f"\n{'variant, ' + str(len(texts)) + ' texts':24} {'texts/s':>8} {'cos mean':>9} {'cos min':>8} "
+              f"{'alone mean':>11} {'alone min':>10}")
+        for name, row in figures["variants"].items():
+            print(f"{name:24} {row['texts_per_s']:>8} {row['mean']:>9} {row['min']:>8} {row['alone']['mean']:>11} "
+                  f"{row['alone']['min']:>10}")
+        print(f"load average now {load_average()}", flush=True)
+        write_json(args.json, figures)
+        return
     if args.part in ("all", "batch", "query"):
         import torch
 
@@ -302,9 +334,9 @@ def main() -> None:
         stored_ref, queries_ref = reference(texts), reference(questions)
         stored = {"torch fp32": stored_ref,
                   "torch int8": torch_encoder(int8_model, batch_size=64, threads=1)(texts),
-                  "onnx fp32": onnx_encoder(model, int8=False)(texts),
-                  "onnx int8 per-tensor": onnx_encoder(model, int8=True, per_channel=False)(texts),
-                  "onnx int8 per-channel": onnx_encoder(model, int8=True)(texts)}
+                  "onnx fp32": onnx_encoder(model, variant="fp32")(texts),
+                  "onnx int8 per-tensor": onnx_encoder(model, variant="int8-per-tensor")(texts),
+                  "onnx int8 per-channel": onnx_encoder(model, variant="int8")(texts)}
     if args.part in ("all", "batch"):
         rates, vectors = run_batch(batch_variants(model, int8_model), texts, args.chunk, args.rounds)
         figures["batch"] = {name: {"texts_per_s": rates[name], **cosines(vectors[name], stored_ref)}

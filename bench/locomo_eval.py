@@ -3,6 +3,7 @@
     .venv/bin/python bench/locomo_eval.py            # loads the turns once, then evaluates
     .venv/bin/python bench/locomo_eval.py --reload   # store the turns again (after a storage change)
     .venv/bin/python bench/locomo_eval.py --no-captions   # turns without their photo captions
+    .venv/bin/python bench/locomo_eval.py --reload --db engram_bench_locomo_int8 --memories-variant int8-ffn
 
 Data: ../shared/bench/locomo/locomo_dev.json beside the checkout (see its README). Each conversation
 belongs to a user of its own (``locomo-<sample_id>``) in the benchmark database ``engram_bench_locomo``
@@ -149,8 +150,19 @@ def main() -> None:
     parser.add_argument("--no-captions", action="store_true", help="store turns without their photo captions")
     parser.add_argument("--only", choices=["retrieve", "search"], help="evaluate one operation")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--db", default=DATABASE, help=f"the benchmark database (default {DATABASE})")
+    parser.add_argument("--memories-variant", help="the ONNX variant that stores the turns, any of "
+                        "apps/memories/onnx_encoder.py VARIANTS (default: ENGRAM_EMBEDDING_INT8's)")
     args = parser.parse_args()
-    setup_django(f"{DATABASE}_nocaptions" if args.no_captions else DATABASE)
+    setup_django(f"{args.db}_nocaptions" if args.no_captions else args.db)
+    if args.memories_variant:
+        from django.conf import settings
+
+        from apps.memories.onnx_encoder import VARIANTS
+
+        if args.memories_variant not in VARIANTS:
+            parser.error(f"--memories-variant must be one of: {', '.join(VARIANTS)}")
+        settings.ENGRAM_EMBEDDING_INT8 = args.memories_variant
     samples = json.loads(LOCOMO.read_text())
     started = time.perf_counter()
     loaded = sum(load_conversation(sample, reload=args.reload, captions=not args.no_captions) for sample in samples)

@@ -10,6 +10,7 @@ from apps.cognition.models import (
     Annotation, CgSession, CurationTask, Event, NodeProfile, ScratchpadItem, SessionItem, Tombstone, UndoEntry,
 )
 from apps.cognition.services.decisions import task_approve, task_reject
+from apps.cognition.services.quarantine import node_release
 from apps.cognition.services.scratchpad import scratchpad_clear
 from apps.cognition.services.undo import node_restore, undo_apply, undo_plan
 from apps.core.admin import run_for_each
@@ -186,10 +187,19 @@ class SessionItemAdmin(ReadOnlyAdmin):
 
 @admin.register(NodeProfile)
 class NodeProfileAdmin(ReadOnlyAdmin):
-    list_display = ("memory_preview", "name", "modality", "domain", "johari", "activations", "last_activated_at")
-    list_filter = ("modality", "domain", "johari")
+    list_display = ("memory_preview", "name", "modality", "domain", "johari", "quarantined", "activations",
+                    "last_activated_at")
+    list_filter = ("quarantined", "modality", "domain", "johari")
     list_select_related = ("memory",)
     search_fields = ("name", "rationale", "memory__content")
+    actions = ["release"]
+
+    @admin.action(description="Release selected quarantined nodes (back into retrieval, with their links)",
+                  permissions=["change"])
+    def release(self, request, queryset):
+        # The curator reviews in the node owner's graph; the release is recorded as the curator's.
+        run_for_each(self, request, queryset, lambda pk: node_release(actor=request.user, node_id=pk, curator=True),
+                     "Released")
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("memory__search_vector")

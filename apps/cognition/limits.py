@@ -202,6 +202,43 @@ CITATION_HEX = 12
 CITATIONS_PER_CALL = Range(1, 10)
 
 
+# --- check_adversarial (services/immune.py) and critique_context (services/critique.py) --------------------------
+# embedding_anomaly: a text whose vector lies further from the centroid of the user's live nodes than their mean
+# cosine distance to it plus ANOMALY_SD standard deviations. Measured over the latest ANOMALY_SAMPLE nodes (bounded
+# work on every store), and only from ANOMALY_MIN_NODES: fewer say nothing about where the graph lies. The deviation
+# counts as at least ANOMALY_MIN_SD, so that a graph of near-identical nodes does not flag everything new.
+ANOMALY_SD = 3.0
+ANOMALY_MIN_NODES = 30
+ANOMALY_SAMPLE = 2000
+ANOMALY_MIN_SD = 0.05
+# content_misalignment: a given embedding whose cosine to the content's own is below this describes other content.
+MISALIGNMENT_COSINE = 0.4
+# A side of a causal claim names a node when their cosine reaches this (the issue's clause resolution).
+CLAIM_RESOLVE_COSINE = 0.6
+# circular_logic walks directed causal edges this many hops and nodes at most; a text's first CLAIMS_CHECKED claims.
+CYCLE_HOPS = 6
+CYCLE_NODES = 2000
+CLAIMS_CHECKED = 20
+# A given embedding has at most this many numbers in the schema (the service wants exactly the model's dimensions).
+EMBEDDING_MAX_ITEMS = 4096
+
+# critique_context
+CRITIQUE_SUMMARY_MIN_CHARS = 20
+CRITIQUE_SUMMARY_MAX_CHARS = 2000
+CONTRADICTION_THRESHOLD = Interval(0.3, 0.9)
+CONTRADICTION_THRESHOLD_DEFAULT = 0.5
+CRITIQUE_FOCAL_NODES = 20
+# Each sentence is compared with its CRITIQUE_NEIGHBOURS nearest nodes (and the focal nodes) that are at least
+# CRITIQUE_RELATED_COSINE alike: below it a sentence and a node are not about the same thing.
+CRITIQUE_SENTENCES = 40
+CRITIQUE_NEIGHBOURS = 5
+CRITIQUE_RELATED_COSINE = 0.5
+# A sentence near a node that carries a correction, which it does not itself clash with: the correction may already
+# be what the sentence says, so its score is the cosine times this.
+CORRECTION_UNCONFIRMED = 0.7
+CRITIQUE_FINDINGS = 50
+
+
 # --- planning and benchmarks: generate_search_plan, reflect_on_memory, debug_compare_retrieval, test_recall_accuracy
 # A goal's length (the seed's generate_search_plan bounds; issue 20 gives reflect_on_memory the same).
 GOAL_MIN_CHARS = 10

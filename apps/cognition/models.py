@@ -35,6 +35,13 @@ class NodeProfile(models.Model):
     # How often retrieval has activated the node, and when last.
     activations = models.PositiveIntegerField(default=0)
     last_activated_at = models.DateTimeField(null=True, blank=True)
+    # Stored, but kept out of retrieval until a reviewer releases it (check_adversarial found an attack).
+    quarantined = models.BooleanField(default=False)
+
+    class Meta:
+        # Retrieval's NOT EXISTS reads this index only: it holds the quarantined few, not every profile.
+        indexes = [models.Index(fields=["memory"], condition=models.Q(quarantined=True),
+                                name="cg_profile_quarantined")]
 
     def __str__(self) -> str:
         return self.name or str(self.memory_id)
@@ -133,6 +140,7 @@ class UndoEntry(models.Model):
         FORGET = "forget", "Forget"
         # A merge_concepts call that linked its nodes instead (their priors disagree): its relational edges.
         RELATE = "relate", "Relational link"
+        DREAM = "dream", "Dream"
 
     reversal_hash = models.CharField(max_length=64, primary_key=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -260,6 +268,89 @@ class Annotation(models.Model):
 
     class Meta:
         ordering = ["created_at"]
+
+
+class ConsolidationRun(TimeStampedModel):
+    """One dream of one user (services/dream/): its budget and seed, where it stands (checkpoint, saved in the
+    transaction of each batch), who holds it (a lease kept alive by a heartbeat), and the undo of all it changed."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        INTERRUPTED = "interrupted", "Interrupted"
+        COMPLETED = "completed", "Completed"
+        ROLLED_BACK = "rolled_back", "Rolled back"
+
+    class Phase(models.TextChoices):
+        NREM = "nrem", "NREM"
+        REM = "rem", "REM"
+        FULL_CYCLE = "full_cycle", "Full cycle"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="dream_runs")
+    phase = models.CharField(max_length=10, choices=Phase.choices, default=Phase.FULL_CYCLE)
+    # {"max_items", "minutes", "batch_size", "synthetic_query_count"}: the work a run may do before it stops.
+    budget = models.JSONField(default=dict)
+    # REM's random walks draw from this, so a resumed or repeated run walks the same way.
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=11, choices=Status.choices, default=Status.QUEUED)
+    abort_on_query = models.BooleanField(default=True)
+    # Set by a query of the owner (any edge) while the run is running; the run stops at its next batch.
+    abort_requested_at = models.DateTimeField(null=True, blank=True)
+    # {"phase", "cursor", "counters", "phases_done", "windows"}: where the next batch starts.
+    checkpoint = models.JSONField(default=dict)
+    lease_owner = models.CharField(max_length=64, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # {"batches", "items", "stop_reason", ...}: for pages and the tool's answer.
+    progress = models.JSONField(default=dict)
+    # Why something did not happen (nothing qualified, a merge refused): sentences for the caller.
+    notes = models.JSONField(default=list)
+    # The run's one undo (an UndoEntry of operation dream), and the merges it made, each undoable on its own too.
+    reversal_hash = models.CharField(max_length=64, blank=True)
+    merge_hashes = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # One dream per user at a time: a second trigger finds this one.
+            models.UniqueConstraint(fields=["owner"], condition=models.Q(status__in=["queued", "running"]),
+                                    name="cg_one_active_dream_per_user"),
+        ]
+        indexes = [models.Index(fields=["owner", "-created_at"], name="cg_dream_owner_recent")]
+
+    def __str__(self) -> str:
+        return f"dream {self.id} ({self.status})"
+
+
+class BlindSpot(models.Model):
+    """Where a dream's REM found the graph thin (a synthetic query nothing answers well) or disconnected (what
+    answers it is more than three links away): material for epistemic_action's questions."""
+
+    class Kind(models.TextChoices):
+        THIN = "thin", "Nothing answers it well"
+        DISCONNECTED = "disconnected", "What answers it is not linked"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blind_spots")
+    run = models.ForeignKey(ConsolidationRun, null=True, blank=True, on_delete=models.SET_NULL,
+                            related_name="blind_spots")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    # The synthetic query (the walk's last node's words), the walk's nodes, and the best hits with their scores.
+    query = models.TextField()
+    node_ids = ArrayField(models.UUIDField())
+    hits = models.JSONField(default=list, blank=True)
+    best_score = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["owner", "-created_at"], name="cg_blind_spot_owner_recent"),
+                   GinIndex(fields=["node_ids"], name="cg_blind_spot_nodes_gin")]
 
 
 class BenchmarkRun(TimeStampedModel):

@@ -4,7 +4,9 @@ import logging
 from celery import shared_task
 
 from apps.cognition.limits import BENCHMARK_LEASE_SECONDS
+from apps.cognition.models import ConsolidationRun
 from apps.cognition.services.benchmark import recall_test_continue
+from apps.cognition.services.dream import dream_execute
 from apps.cognition.services.purge import expired_purge
 
 logger = logging.getLogger(__name__)
@@ -17,6 +19,17 @@ def purge_expired() -> dict:
     report = expired_purge()
     return {"nodes_purged": report.nodes_purged, "tombstones_dropped": report.tombstones_dropped,
             "snapshots_dropped": report.snapshots_dropped, "scratchpad_dropped": report.scratchpad_dropped}
+
+
+@shared_task(name="cognition.dream_run", acks_late=True)
+def dream_run(run_id: str) -> dict:
+    """Work one dream (trigger_dream without blocking). Idempotent by run id: a finished run, or one a live worker
+    holds, is left as it is; one whose worker went silent is taken over from its checkpoint."""
+    try:
+        run = dream_execute(run_id=run_id)
+    except ConsolidationRun.DoesNotExist:  # removed with its owner: nothing to do
+        return {"dream_run_id": run_id, "status": None}
+    return {"dream_run_id": str(run.pk), "status": run.status, "progress": run.progress}
 
 
 @shared_task(name="cognition.benchmark_run", acks_late=True, bind=True, max_retries=None)

@@ -16,6 +16,7 @@ from apps.cognition.models import CurationTask
 from apps.cognition.selectors.listings import (
     scratchpad_page, session_detail, sessions_page, tasks_page, trash_page, undo_page,
 )
+from apps.cognition.selectors.state import neuromodulation_get
 from apps.cognition.selectors.tombstones import tombstones_search
 from apps.cognition.services.curation import MergeResult
 from apps.cognition.services.decisions import Decision, task_approve, task_reject
@@ -34,7 +35,8 @@ NOTE_FIELDS = {"note": "Write the correction that settles this ambiguity: it is 
 @login_required
 def pulse(request):
     page, rows = sessions_page(actor=request.user, page=request.GET.get("page"))
-    return render(request, "cognition/pulse.html", {"page": page, "rows": rows, "mcp_path": CONTEXT_GRAPH_MCP})
+    return render(request, "cognition/pulse.html", {"page": page, "rows": rows, "mcp_path": CONTEXT_GRAPH_MCP,
+                                                    "levels": neuromodulation_get(actor=request.user)})
 
 
 @login_required

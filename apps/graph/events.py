@@ -49,8 +49,9 @@ def _edges(links) -> list[dict]:
 
 def memories_created(memories: list[Memory]) -> dict:
     ids = [memory.pk for memory in memories]
+    # A causal claim's link may run into a new memory from its cause.
     return {"nodes": [node_payload(memory) for memory in memories],
-            "edges": _edges(MemoryLink.objects.filter(source_id__in=ids))}
+            "edges": _edges(MemoryLink.objects.filter(Q(source_id__in=ids) | Q(target_id__in=ids)))}
 
 def memory_changed(memory: Memory, *, relinked: bool = False) -> dict:
     """A node's new state; ``outgoing_edges``, when present, replace all of the node's outgoing edges."""

@@ -52,6 +52,8 @@ def report(changes: Iterable[Change]) -> None:
 
 
 def link_detail(links) -> list[dict]:
-    """Links (MemoryLink rows or link candidates) as a change's detail names them."""
-    return [{"target": str(getattr(link, "target_id")), "link_type": link.link_type, "weight": link.weight}
+    """Links (MemoryLink rows or link candidates) as a change's detail names them: by the other end; `incoming` when
+    a candidate's link runs from it to the memory (a causal claim's cause)."""
+    return [{"target": str(getattr(link, "target_id")), "link_type": link.link_type, "weight": link.weight,
+             **({"incoming": True} if getattr(link, "incoming", False) else {})}
             for link in links]

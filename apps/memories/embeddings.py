@@ -87,7 +87,7 @@ def embed_for_ranking(texts: list[str]) -> list[list[float]]:
     it), in batches; the memories' encoder where ONNX Runtime cannot run."""
     if not texts:
         return []
-    encoder = _onnx_encoder(int8=settings.ENGRAM_QUERY_EMBEDDING_INT8) if _onnx_wanted() else None
+    encoder = _onnx_encoder(_query_variant()) if _onnx_wanted() else None
     if encoder is None:
         return embed_texts(texts)
     return [vector.tolist() for vector in encoder(texts)]
@@ -101,12 +101,19 @@ def get_text_encoder():
     the backend is onnx and it works here, else the model's own encode()."""
     global _text_encoder
     if _text_encoder is None:
-        onnx = _onnx_encoder(int8=settings.ENGRAM_EMBEDDING_INT8) if _onnx_wanted() else None
+        onnx = _memories_onnx_encoder() if _onnx_wanted() else None
         model = get_model() if onnx is None else None
         with _lock:
             if _text_encoder is None:
                 _text_encoder = onnx or (lambda texts: _encode_array(model, texts))
     return _text_encoder
+
+
+def _memories_onnx_encoder():
+    """The memories' variant (ENGRAM_EMBEDDING_INT8), or the fp32 file where that variant cannot be made of this
+    model (int8-partial picks MatMuls by a BERT-like layer's names): torch only where ONNX Runtime cannot run at all."""
+    variant = settings.ENGRAM_EMBEDDING_INT8
+    return _onnx_encoder(variant) or (_onnx_encoder("fp32") if variant != "fp32" else None)
 
 
 def uses_torch() -> bool:
@@ -118,27 +125,32 @@ def _onnx_wanted() -> bool:
     return settings.ENGRAM_EMBEDDING_BACKEND == "onnx"
 
 
-_onnx_encoders: dict[bool, object] = {}  # int8 or not -> encode(texts), or None where ONNX Runtime failed
+def _query_variant() -> str:
+    return "int8" if settings.ENGRAM_QUERY_EMBEDDING_INT8 else "fp32"
+
+
+_onnx_encoders: dict[str, object] = {}  # variant -> encode(texts), or None where ONNX Runtime failed
 _onnx_lock = threading.Lock()
 
 
-def _onnx_encoder(*, int8: bool):
-    """ONNX Runtime's encoder for the model, or None, said once in the log, when it cannot run here: torch
-    then embeds, as it did before. The first call may export the model (a child process, once)."""
-    if int8 not in _onnx_encoders:
+def _onnx_encoder(variant: str):
+    """ONNX Runtime's encoder for the model as `variant` (onnx_encoder.VARIANTS) runs it, or None, said once in the
+    log, when it cannot run here: torch then embeds, as it did before. The first call may export the model (a child
+    process, once)."""
+    if variant not in _onnx_encoders:
         with _onnx_lock:
-            if int8 not in _onnx_encoders:
+            if variant not in _onnx_encoders:
                 try:
-                    path = onnx_encoder.model_file(_model_path(), settings.ENGRAM_EMBEDDING_CACHE_DIR, int8=int8)
+                    path = onnx_encoder.model_file(_model_path(), settings.ENGRAM_EMBEDDING_CACHE_DIR, variant=variant)
                     encode = onnx_encoder.encoder(
-                        get_tokenizer(), path, int8=int8, threads=settings.ENGRAM_EMBEDDING_THREADS,
+                        get_tokenizer(), path, variant=variant, threads=settings.ENGRAM_EMBEDDING_THREADS,
                         batch_size=settings.ENGRAM_EMBEDDING_BATCH_SIZE)
                     _check_dimensions(encode.dimensions)
-                    _onnx_encoders[int8] = encode
+                    _onnx_encoders[variant] = encode
                 except Exception as exc:  # whatever stops the export or the runtime, torch still embeds
                     logger.warning("Embeddings use torch, not ONNX Runtime: %s.", exc)
-                    _onnx_encoders[int8] = None
-    return _onnx_encoders[int8]
+                    _onnx_encoders[variant] = None
+    return _onnx_encoders[variant]
 
 
 _tokenizer = None
@@ -270,7 +282,7 @@ def get_query_encoder():
     skips it."""
     global _query_encoder
     if _query_encoder is None and _onnx_wanted():
-        onnx = _onnx_encoder(int8=settings.ENGRAM_QUERY_EMBEDDING_INT8)
+        onnx = _onnx_encoder(_query_variant())
         with _lock:
             if _query_encoder is None and onnx is not None:
                 _query_encoder = lambda text: onnx([text])[0].tolist()  # noqa: E731

@@ -120,11 +120,23 @@ class MemoryLink(TimeStampedModel):
         ANALOGICAL = "analogical", "Analogical"
         HIERARCHICAL = "hierarchical", "Hierarchical"
 
+    class Origin(models.TextChoices):
+        STORE = "store", "Made on store"
+        PARSE = "parse", "Parsed from a clause"
+        MANUAL = "manual", "Made by hand"
+        NREM = "nrem", "Dream (NREM replay)"
+        REM = "rem", "Dream (REM leap)"
+        SHORTCUT = "shortcut", "Dream (REM shortcut)"
+
     source = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="outgoing_links")
     target = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="incoming_links")
     link_type = models.CharField(max_length=12, choices=LinkType.choices, default=LinkType.SEMANTIC)
     weight = models.FloatField(default=0.5, validators=UNIT)
     traversal_count = models.PositiveIntegerField(default=0)
+    # What made the link; a database default too, so raw inserts that predate the field stay valid.
+    origin = models.CharField(max_length=8, choices=Origin.choices, default=Origin.STORE, db_default=Origin.STORE)
+    # When retrieval or a dream's replay last saw both ends active together (the gardener prunes idle weak links).
+    last_activated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

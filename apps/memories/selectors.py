@@ -6,6 +6,7 @@ from django.db.models import Count, Q, QuerySet
 from apps.accounts.models import User
 from apps.core.exceptions import InvalidInput, NotFound
 from apps.cubes.access import AccessDecision, cube_access, cube_ids_readable
+from apps.memories.exclusions import retrieval_exclusions
 from apps.memories.models import Memory, MemoryLink, MemoryVector
 from apps.memories.validation import MemoryFilters
 from apps.memories.vectors import nearest_in_scope
@@ -37,10 +38,13 @@ def memory_filtered(*, actor: User, filters: MemoryFilters, cube_ids: list[str] 
 
     The readable cube ids go in as values, not as a subquery, so that the planner sees how many memories
     are in scope and never compares every vector exactly where the HNSW index answers
-    (docs/benchmarks.md#retrieve-and-search-latency)."""
+    (docs/benchmarks.md#retrieve-and-search-latency). What the apps above exclude from retrieval (a quarantined
+    node, apps/memories/exclusions.py) is left out here, in the same statement."""
     if cube_ids is None:
         cube_ids = memory_scope_cube_ids(actor=actor, filters=filters)
     queryset = Memory.objects.filter(cube_id__in=cube_ids)
+    for excluded in retrieval_exclusions():
+        queryset = queryset.filter(~excluded)
     if not filters.include_deleted:
         queryset = queryset.filter(deleted_at__isnull=True)
     if filters.primary_sector:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9'_-]*")
 
@@ -23,9 +24,28 @@ URGENCY_WORDS = frozenset(
     "remember warning danger required blocker blocking".split()
 )
 
-# Causal cue phrases: a new memory whose text has one links to its neighbours as "causal".
-CAUSAL_CUES = ("because", "therefore", "caused", "causes", "due to", "leads to", "led to", "results in",
-               "resulted in", "so that", "as a result", "consequently", "hence")
+# Causal claims: a clause that names a cause and one that names its effect, and the phrase that joins them
+# (causal_claims). Which side is the cause depends on the phrase: "E because C", "C leads to E".
+_EFFECT_FIRST = re.compile(  # "E because C", "E, due to C", "E was caused by C"
+    r"(?P<effect>.+?)[,;]?\s+(?P<cue>because of|because|due to|owing to|as a result of|as a consequence of"
+    r"|(?:(?:was|were|is|are|has been|have been|had been|got)\s+)?caused by)\s+(?P<cause>.+)", re.IGNORECASE)
+_CAUSE_LEADS = re.compile(  # "C leads to E", "C caused E"
+    r"(?P<cause>.+?)\s+(?P<cue>leads to|led to|lead to|leading to|results in|resulted in|result in|causes|caused)"
+    r"\s+(?P<effect>.+)", re.IGNORECASE)
+_CAUSE_SO = re.compile(  # "C, so E", "C; therefore E", "C so that E"
+    r"(?P<cause>.+?)(?:\s+(?P<purpose>so that)|\s*[,;]\s*(?P<cue>so|therefore|hence|thus|consequently)\b"
+    r"|\s+(?P<cue2>therefore|hence|consequently)\b),?\s+(?P<effect>.+)", re.IGNORECASE)
+_LEADING_CAUSE = re.compile(  # "Because C, E"
+    r"^(?P<cue>because of|because|due to|owing to|as a result of)\s+(?P<cause>[^,]+),\s*(?P<effect>.+)",
+    re.IGNORECASE)
+_FOLLOWS = re.compile(  # "... C. As a result, E": the cause is the sentence before
+    r"^(?P<cue>as a result|therefore|consequently|hence|thus|so|because of (?:this|that))\s*,?\s+(?P<effect>.+)",
+    re.IGNORECASE)
+_IN_ONE_SENTENCE = (_LEADING_CAUSE, _EFFECT_FIRST, _CAUSE_LEADS, _CAUSE_SO)  # the first that matches
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+# A side of a claim needs this many words to name something.
+CLAIM_MIN_WORDS = 2
+
 
 # A small valence/arousal lexicon for the emotional sector text; reported as lexicon-based.
 POSITIVE = frozenset("love loved happy glad great good excellent wonderful excited joy enjoy enjoyed proud "
@@ -52,9 +72,45 @@ def urgency_salience(text: str) -> float:
     return min(1.0, 0.5 + 0.1 * hits)
 
 
-def has_causal_cue(text: str) -> bool:
-    lowered = f" {text.lower()} "
-    return any(f" {cue} " in lowered or f" {cue}," in lowered for cue in CAUSAL_CUES)
+@dataclass(frozen=True)
+class CausalClaim:
+    """A sentence's claim that `cause` brings about `effect` (both clauses of the text), joined by `cue`."""
+
+    cause: str
+    effect: str
+    cue: str
+
+
+def causal_claims(text: str) -> list[CausalClaim]:
+    """The causal claims of a text, by the phrase that joins two clauses: "E because C", "because C, E", "C leads
+    to E", "C, so E", "C so that E", and a sentence opening "As a result, E" after C. No model: the direction comes
+    from the phrase, never from which memory was stored last."""
+    claims, previous = [], ""
+    for sentence in (part.strip() for part in _SENTENCES.split(text) if part.strip()):
+        claim = _claim_of(sentence, previous)
+        if claim is not None:
+            claims.append(claim)
+        previous = sentence
+    return claims
+
+
+def _claim_of(sentence: str, previous: str) -> CausalClaim | None:
+    if (match := _FOLLOWS.match(sentence)) and previous:
+        found = (previous, match["effect"], match["cue"])
+    else:
+        match = next((found for pattern in _IN_ONE_SENTENCE if (found := pattern.match(sentence))), None)
+        if match is None:
+            return None
+        groups = match.groupdict()
+        found = (groups["cause"], groups["effect"], groups.get("purpose") or groups.get("cue") or groups["cue2"])
+    cause, effect, cue = (_clause(part) for part in found)
+    if min(len(words(cause)), len(words(effect))) < CLAIM_MIN_WORDS:
+        return None
+    return CausalClaim(cause=cause, effect=effect, cue=cue.lower())
+
+
+def _clause(text: str) -> str:
+    return text.strip().strip(" ,;:.!?\"'").strip()
 
 
 def valence_arousal(text: str) -> tuple[float, float]:

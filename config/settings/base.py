@@ -228,10 +228,13 @@ if ENGRAM_EMBEDDING_WORKERS < 1:
 ENGRAM_EMBEDDING_BACKEND = env_choice("ENGRAM_EMBEDDING_BACKEND", "onnx", ("onnx", "torch"))
 # Where the exported ONNX files are kept, named by the model's folder and a key of its files.
 ENGRAM_EMBEDDING_CACHE_DIR = Path(env_str("ENGRAM_EMBEDDING_CACHE_DIR", str(VAR_DIR / "models")))
-# With the onnx backend, true embeds memories by the int8 model too: twice the texts/s, but LoCoMo R@5
-# fell 0.009 below full-precision storage (and dynamic int8 makes a vector depend on its batch), so
-# memories are stored in full precision unless a bulk import wants the speed (docs/benchmarks.md).
-ENGRAM_EMBEDDING_INT8 = env_bool("ENGRAM_EMBEDDING_INT8", False)
+# With the onnx backend, which model file embeds memories (docs/benchmarks.md, "Encoder variants"): false, full
+# precision (the default: LoCoMo R@5 0.594, within issue 18's 0.005 of 0.598); partial, int8 for every weight MatMul
+# but attention's value and the FFN's output (~1.35x fp32's texts/s, R@5 0.589-0.591); true, int8 throughout (~2x,
+# R@5 0.585). The faster files trade recall for import speed: a deployment that imports more than it searches.
+_MEMORY_VARIANTS = {"false": "fp32", "0": "fp32", "no": "fp32", "off": "fp32", "true": "int8", "1": "int8",
+                    "yes": "int8", "on": "int8", "partial": "int8-partial"}
+ENGRAM_EMBEDDING_INT8 = _MEMORY_VARIANTS[env_choice("ENGRAM_EMBEDDING_INT8", "false", tuple(_MEMORY_VARIANTS))]
 # Search queries are embedded by an int8 model: the int8 ONNX file, or with torch an int8 copy of the
 # model (dynamic quantisation of its linear layers): 1.7x faster on CPU, LoCoMo recall within 0.002
 # (docs/benchmarks.md).

@@ -48,3 +48,25 @@ def test_surprise_entropy_and_coherence_match_the_formulas(user):
     assert third.learning_score == pytest.approx(expected_l, abs=1e-3)
     session.refresh_from_db()
     assert (session.interactions, session.coherence) == (3, pytest.approx(third.coherence))
+
+
+def test_a_record_is_one_statement_relaxed_alone_and_waiting_with_a_callers_writes(user, django_assert_num_queries):
+    from django.db import connection, transaction
+
+    from apps.cognition.models import SessionItem
+
+    [node] = nodes(user, "The staging database restarts every night at two.")
+    session = session_start(actor=user)
+    [vector] = embed_texts([QUERIES[0]])
+    facts = dict(kind="query", text=QUERIES[0], vector=vector, activated=[(str(node.pk), 0.9)],
+                 nearest_node_cosine=None)
+    recorded = session_record(session=session, **facts)  # autocommit: its own transaction, not waiting for the flush
+    item = SessionItem.objects.get(pk=recorded.item_id)
+    assert (item.session_id, item.activated) == (session.pk, [{"node_id": str(node.pk), "score": 0.9}])
+    with transaction.atomic(), connection.cursor() as cursor:  # a store's record commits with the store
+        with django_assert_num_queries(3):  # the recent items, the active subgraph, the record
+            session_record(session=session, **facts)
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone()[0] == "on"
+    session.refresh_from_db()
+    assert session.interactions == 2 and SessionItem.objects.filter(session=session).count() == 2

@@ -6,9 +6,9 @@ so every MCP test uses ``django_db(transaction=True)``.
 import pytest
 
 from tests.mcp.support import seed_json_block, seed_sections, serving
-# A tool may hand work to Celery (test_recall_accuracy past its inline budget): the broker connections it opened are
-# closed after each test, or the test database could not be dropped at the end of the run.
-from tests.memories.test_faults_worker import _close_broker_connections  # noqa: F401 (an autouse fixture)
+# trigger_dream without blocking queues its run through kombu, whose pooled connections would keep the test
+# database from being dropped: every MCP test closes them after itself.
+from tests.memories.test_faults_worker import _close_broker_connections  # noqa: F401
 
 
 @pytest.fixture(scope="session")

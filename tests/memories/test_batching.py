@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from apps.memories.batching import Coalescer, GroupCommit
+from apps.memories import embeddings
 from apps.memories.embeddings import embed_texts
 from apps.memories.sectors import embed_contents
 
@@ -67,13 +68,19 @@ def test_a_model_error_reaches_every_waiting_writer_and_the_thread_goes_on():
     assert coalescer.embed([]) == []
 
 
-def test_concurrent_stores_get_the_vectors_the_model_gives_each_text():
+@pytest.mark.parametrize("variant", ["fp32", "int8-partial"])
+def test_concurrent_stores_get_the_vectors_the_model_gives_each_text(settings, monkeypatch, variant):
+    settings.ENGRAM_EMBEDDING_INT8 = variant
+    monkeypatch.setattr(embeddings, "_text_encoder", None)
     texts = [f"Memory {n}: the ferry to the island leaves at {n} o'clock" for n in range(12)]
     with ThreadPoolExecutor(max_workers=6) as pool:
         results = list(pool.map(lambda text: embed_contents([text])[0], texts))
     expected = embed_texts(texts)
     for result, vector in zip(results, expected):
-        assert np.allclose(result.vector, vector, atol=1e-5)
+        if variant == "fp32":
+            assert np.allclose(result.vector, vector, atol=1e-5)
+        else:  # int8 activations are scaled per batch: the batch mates move a vector, a little
+            assert float(np.dot(result.vector, vector)) > 0.99
 
 
 def test_a_large_call_is_cut_into_pieces_that_run_at_once_in_order():

@@ -34,8 +34,9 @@ def test_temporal_closeness_within_a_session(minutes, closeness):
 
 
 def test_link_types():
+    # A cue word alone no longer makes a link causal: a claim that names the neighbour does (below).
     a = _memory(content="The build failed because the cache was stale", session_id="s")
-    assert link_type_for(a, _memory(session_id="x")) == "causal"
+    assert link_type_for(a, _memory(session_id="x")) == "semantic"
     b = _memory(content="Lunch was good", session_id="s")
     assert link_type_for(b, _memory(session_id="s", created_at=b.created_at)) == "temporal"
     c = _memory(content="Lunch was good", category="food")
@@ -102,3 +103,45 @@ def test_the_exact_and_the_index_paths_choose_the_same_links(user, monkeypatch):
     monkeypatch.setattr(linking, "EXACT_SCOPE_MEMORIES", 1)  # five memories in the cube: the HNSW path
     indexed = linking.choose_links(last, content)
     assert exact and [(c.target_id, c.weight) for c in exact] == [(c.target_id, c.weight) for c in indexed]
+
+
+def test_a_claims_cause_links_into_the_memory_that_claims_it(user):
+    """Issue 20's cue-word trap: the link's direction comes from the clause, not from which memory came last."""
+    cause = memory_store(actor=user, content="The nightly migration locked the users table for an hour").memory
+    effect = memory_store(actor=user, content="The Friday deploy failed because the nightly migration locked the "
+                                              "users table").memory
+    link = MemoryLink.objects.get(source=cause, target=effect)  # cause -> effect, though the effect was stored last
+    assert (link.link_type, link.origin) == ("causal", "parse")
+    assert not MemoryLink.objects.filter(source=effect, target=cause).exists()
+
+
+def test_a_claims_effect_is_linked_to_from_the_memory_that_claims_it(user):
+    effect = memory_store(actor=user, content="Search pages became slow for every user last week").memory
+    cause = memory_store(actor=user, content="Dropping the trigram index led to search pages becoming slow for "
+                                             "every user").memory
+    link = MemoryLink.objects.get(source=cause, target=effect)
+    assert (link.link_type, link.origin) == ("causal", "parse")
+
+
+def test_a_claim_names_a_neighbour_by_its_nearest_side_or_not_at_all():
+    import numpy as np
+
+    from apps.memories.services.linking import CLAIM_NODE_COSINE, claim_direction
+
+    cause, effect, other = np.eye(3)
+    neighbour = 0.9 * effect + np.sqrt(1 - 0.81) * other
+    assert claim_direction([(cause, effect)], neighbour) == (False, pytest.approx(0.9))  # it is the effect
+    assert claim_direction([(cause, effect)], cause) == (True, pytest.approx(1.0))
+    below = (CLAIM_NODE_COSINE - 0.01) * effect + np.sqrt(1 - (CLAIM_NODE_COSINE - 0.01) ** 2) * other
+    assert claim_direction([(cause, effect)], below) is None
+
+
+def test_editing_a_claim_replaces_the_links_it_drew_in(user):
+    from apps.memories.services import memory_update
+
+    cause = memory_store(actor=user, content="The nightly migration locked the users table for an hour").memory
+    effect = memory_store(actor=user, content="The Friday deploy failed because the nightly migration locked the "
+                                              "users table").memory
+    assert MemoryLink.objects.filter(source=cause, target=effect, origin="parse").exists()
+    memory_update(actor=user, memory_id=effect.pk, content="The Friday deploy went out on time and nothing broke")
+    assert not MemoryLink.objects.filter(source=cause, target=effect, origin="parse").exists()

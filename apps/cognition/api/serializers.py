@@ -4,16 +4,19 @@ same things. A node is the profile's NodeSummary and an edge its EdgeSummary (ap
 from rest_framework import serializers
 
 from apps.cognition.limits import (
-    ANNOTATION_MAX_CHARS, LINEAGE_DEPTH, LINK_TO_MAX, LOG_LIMIT, MERGE_MAX_SOURCES, NEIGHBORHOOD_HOPS,
-    NEIGHBORHOOD_NODES, PERSPECTIVE_MAX_AGENTS, RATIONALE_MAX_CHARS, RATIONALE_MIN_CHARS, RECENT_LIMIT,
-    RECENT_LOOKBACK_MINUTES, SCRATCHPAD_AUTO_COMMIT, SCRATCHPAD_CONTENT_CHARS, SCRATCHPAD_TAGS, SEARCH_TOP_K,
-    STORE_CONTENT_MAX_CHARS, TOMBSTONE_TOP_K, Domain, Johari, Modality, Privacy,
+    ANNOTATION_MAX_CHARS, CONTRADICTION_THRESHOLD, CONTRADICTION_THRESHOLD_DEFAULT, CRITIQUE_FOCAL_NODES,
+    CRITIQUE_SUMMARY_MAX_CHARS, CRITIQUE_SUMMARY_MIN_CHARS, EMBEDDING_MAX_ITEMS, LINEAGE_DEPTH, LINK_TO_MAX, LOG_LIMIT,
+    MERGE_MAX_SOURCES, NEIGHBORHOOD_HOPS, NEIGHBORHOOD_NODES, PERSPECTIVE_MAX_AGENTS, RATIONALE_MAX_CHARS,
+    RATIONALE_MIN_CHARS, RECENT_LIMIT, RECENT_LOOKBACK_MINUTES, SCRATCHPAD_AUTO_COMMIT, SCRATCHPAD_CONTENT_CHARS,
+    SCRATCHPAD_TAGS, SEARCH_TOP_K, STORE_CONTENT_MAX_CHARS, TOMBSTONE_TOP_K, Domain, Johari, Modality, Privacy,
 )
 from apps.cognition.models import CgSession, CurationTask, Tombstone, UndoEntry
 from apps.cognition.selectors.lineage import LOG_TYPES
 from apps.cognition.selectors.records import TASK_STATUSES
 from apps.cognition.selectors.tombstones import SEARCHABLE_REASONS
+from apps.cognition.services.critique import KINDS as CRITIQUE_KINDS
 from apps.cognition.services.curation import ANNOTATION_TYPES, FORGET_REASONS, STRATEGIES
+from apps.cognition.services.immune import ATTACK_TYPES
 from apps.core.aliases import Aliases
 from apps.core.api.serializers import (
     JSONBooleanField, JSONCharField, JSONFloatField, JSONIntegerField, PageQuerySerializer, StrictSerializer,
@@ -424,3 +427,96 @@ class ScratchpadSerializer(serializers.Serializer):
     items_count = serializers.IntegerField(help_text="Every item the agent can see (items shows the newest).")
     stored_id = serializers.UUIDField(allow_null=True, help_text="The item a store added.")
     cleared = serializers.IntegerField(help_text="Items a clear removed.")
+
+
+# --- check_adversarial, critique_context and the quarantine -------------------------------------------------------
+
+class AdversarialCheckSerializer(StrictSerializer):
+    content = JSONCharField(max_length=STORE_CONTENT_MAX_CHARS, trim_whitespace=False,
+                            help_text="The text to check, as it would be stored.")
+    embedding = serializers.ListField(child=JSONFloatField(), required=False, max_length=EMBEDDING_MAX_ITEMS,
+                                      help_text="Optional: an embedding claimed for the content (384 numbers, "
+                                                "MiniLM), compared with the content's own.")
+
+
+class FindingSpanSerializer(serializers.Serializer):
+    start = serializers.IntegerField()
+    end = serializers.IntegerField()
+
+
+class AdversarialFindingSerializer(serializers.Serializer):
+    attack_type = serializers.ChoiceField(choices=ATTACK_TYPES)
+    confidence = serializers.FloatField()
+    details = serializers.CharField()
+    span = FindingSpanSerializer(required=False, help_text="Where the matched text is (prompt_injection).")
+    evidence = serializers.DictField()
+
+
+class AdversarialResultSerializer(serializers.Serializer):
+    safe = serializers.BooleanField()
+    attack_type = serializers.ChoiceField(choices=ATTACK_TYPES)
+    confidence = serializers.FloatField(help_text="An attack's: its strongest finding's. Safe: the share of the "
+                                                  "four detectors that ran.")
+    details = serializers.CharField()
+    quarantine = serializers.BooleanField(help_text="Whether store_memory would quarantine this content.")
+    findings = AdversarialFindingSerializer(many=True)
+    checks = serializers.DictField(child=serializers.CharField(), help_text="Each detector: ran, or why not.")
+
+
+class CritiqueSerializer(StrictSerializer):
+    reasoning_summary = JSONCharField(min_length=CRITIQUE_SUMMARY_MIN_CHARS, max_length=CRITIQUE_SUMMARY_MAX_CHARS,
+                                      help_text="Your reasoning, in sentences.")
+    focal_nodes = serializers.ListField(child=serializers.UUIDField(), required=False,
+                                        max_length=CRITIQUE_FOCAL_NODES,
+                                        help_text="Nodes every sentence is compared with, besides its nearest.")
+    contradiction_threshold = JSONFloatField(required=False, **CONTRADICTION_THRESHOLD.drf(),
+                                             help_text="A finding scoring this or more is a contradiction "
+                                                       f"(default {CONTRADICTION_THRESHOLD_DEFAULT}).")
+
+
+class ContradictionSerializer(serializers.Serializer):
+    sentence_index = serializers.IntegerField()
+    sentence = serializers.CharField()
+    kind = serializers.ChoiceField(choices=CRITIQUE_KINDS)
+    node_id = serializers.UUIDField()
+    node_content = serializers.CharField(allow_blank=True)
+    score = serializers.FloatField()
+    explanation = serializers.CharField()
+    evidence = serializers.DictField()
+
+
+class NearestNodeSerializer(serializers.Serializer):
+    node_id = serializers.UUIDField()
+    similarity = serializers.FloatField()
+
+
+class SentenceMatchSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    text = serializers.CharField()
+    nearest_nodes = NearestNodeSerializer(many=True)
+
+
+class CritiqueResultSerializer(serializers.Serializer):
+    consistent = serializers.BooleanField()
+    contradictions = ContradictionSerializer(many=True)
+    contradiction_count = serializers.IntegerField()
+    below_threshold = serializers.IntegerField()
+    contradiction_threshold = serializers.FloatField()
+    sentences = SentenceMatchSerializer(many=True)
+    method = serializers.CharField()
+
+
+class QuarantinedNodeSerializer(serializers.Serializer):
+    node_id = serializers.UUIDField()
+    content = serializers.CharField()
+    cube = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    attack_type = serializers.CharField(allow_blank=True)
+    reason = serializers.CharField(allow_blank=True, help_text="What check_adversarial found.")
+    findings = serializers.ListField(child=serializers.DictField())
+
+
+class ReleasedSerializer(serializers.Serializer):
+    node_id = serializers.UUIDField()
+    links_restored = serializers.IntegerField()
+    links_lost = serializers.IntegerField(help_text="Links whose other end is gone or out of your reach.")

@@ -4,11 +4,12 @@ from apps.cognition.api.planning_views import (
     BenchmarkDetailView, BenchmarkStartView, CompareView, ReflectView, SearchPlanView,
 )
 from apps.cognition.api.reasoning_views import CausalExpandView, CausalPathView, CausalQueryView, EntailmentView
+from apps.cognition.api.state_views import HomeostasisView, NeuromodulationView, UtlStatusView
 from apps.cognition.api.views import (
-    AnnotateView, BoostView, ForgetView, LineageView, MergeView, NeighborhoodView, NodeSearchView, NodeStoreView,
-    RecentView, RestoreView, ScratchpadView, SessionDetailView, SessionListView, SystemLogView, TaskApproveView,
-    TaskListView, TaskRejectView, TombstoneListView, TombstoneSearchView, UndoApplyView, UndoListView,
-    UndoPreviewView,
+    AdversarialCheckView, AnnotateView, BoostView, CritiqueView, ForgetView, LineageView, MergeView, NeighborhoodView,
+    NodeSearchView, NodeStoreView, QuarantineListView, QuarantineReleaseView, RecentView, RestoreView, ScratchpadView,
+    SessionDetailView, SessionListView, SystemLogView, TaskApproveView, TaskListView, TaskRejectView,
+    TombstoneListView, TombstoneSearchView, UndoApplyView, UndoListView, UndoPreviewView,
 )
 
 app_name = "cognition_api"
@@ -41,6 +42,13 @@ urlpatterns = [
     path("cognition/undo/<str:reversal_hash>/apply/", UndoApplyView.as_view(), name="undo-apply"),
     path("cognition/system-log/", SystemLogView.as_view(), name="system-log"),
     path("cognition/scratchpad/<str:session_id>/<str:agent_id>/", ScratchpadView.as_view(), name="scratchpad"),
+    path("cognition/sessions/<str:session_id>/utl/", UtlStatusView.as_view(), name="session-utl"),
+    path("cognition/neuromodulation/", NeuromodulationView.as_view(), name="neuromodulation"),
+    path("cognition/homeostasis/", HomeostasisView.as_view(), name="homeostasis"),
+    path("cognition/adversarial/check/", AdversarialCheckView.as_view(), name="adversarial-check"),
+    path("cognition/critique/", CritiqueView.as_view(), name="critique"),
+    path("cognition/quarantine/", QuarantineListView.as_view(), name="quarantine-list"),
+    path("cognition/quarantine/<str:node_id>/release/", QuarantineReleaseView.as_view(), name="quarantine-release"),
     path("cognition/plans/", SearchPlanView.as_view(), name="search-plan"),
     path("cognition/reflect/", ReflectView.as_view(), name="reflect"),
     path("cognition/retrieval/compare/", CompareView.as_view(), name="retrieval-compare"),

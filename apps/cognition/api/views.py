@@ -5,6 +5,10 @@ from rest_framework import generics, status
 from rest_framework.response import Response
 
 from apps.cognition.api.serializers import (
+    AdversarialCheckSerializer, AdversarialResultSerializer, CritiqueResultSerializer, CritiqueSerializer,
+    QuarantinedNodeSerializer, ReleasedSerializer,
+)
+from apps.cognition.api.serializers import (
     BOOST_ALIASES, DECISION_ALIASES, NEIGHBORHOOD_ALIASES, NODE_ALIASES, RESTORE_ALIASES, SEARCH_ALIASES,
     STORE_ALIASES, AnnotateSerializer, AnnotationSerializer, ApproveSerializer, NodeBoostResultSerializer, NodeBoostSerializer,
     CurationTaskSerializer, ForgetResultSerializer, ForgetSerializer, LineageQuerySerializer, LineageSerializer,
@@ -17,13 +21,17 @@ from apps.cognition.api.serializers import (
 )
 from apps.cognition.representations import edge_summary, node_summary
 from apps.cognition.selectors.graph import node_neighborhood, node_recent
+from apps.cognition.selectors.immune import quarantine_blocks, quarantine_list
 from apps.cognition.selectors.lineage import node_lineage, system_log
 from apps.cognition.selectors.records import (
     session_detail, session_list, session_pulse, task_list, tombstone_list, undo_list,
 )
 from apps.cognition.selectors.tombstones import RECOVERY_INSTRUCTIONS, tombstones_search
+from apps.cognition.services.critique import critique_context
 from apps.cognition.services.curation import annotation_add, node_boost, node_forget, nodes_merge
 from apps.cognition.services.decisions import task_approve, task_reject
+from apps.cognition.services.immune import adversarial_check
+from apps.cognition.services.quarantine import node_release
 from apps.cognition.services.scratchpad import scratchpad_clear, scratchpad_retrieve, scratchpad_store
 from apps.cognition.services.search import node_search
 from apps.cognition.services.store import node_store
@@ -519,3 +527,89 @@ class ScratchpadView(generics.GenericAPIView):
     def delete(self, request, session_id: str, agent_id: str):
         return Response(ScratchpadSerializer(_pad_body(scratchpad_clear(
             actor=request.user, session_id=session_id, agent_id=agent_id))).data)
+
+
+# --- immune system, critique and the quarantine --------------------------------------------------------------------
+
+@extend_schema(tags=TAGS)
+class AdversarialCheckView(generics.GenericAPIView):
+    read_only_post = True  # a read sent as POST (a body of up to 64 KiB): a read token may call it
+
+    @extend_schema(
+        operation_id="cognition_adversarial_check",
+        summary="Check content for adversarial attacks",
+        description="Context Graph's check_adversarial, storing nothing: prompt injection patterns (the matched span "
+                    "quoted), the content's distance from the centroid of your nodes (over 3 standard deviations, "
+                    "from 30 nodes), a given embedding's cosine to the content's own (under 0.4), and causal claims "
+                    "that would close a cycle of your causal links. `quarantine` says whether a store would be "
+                    "quarantined.",
+        request=AdversarialCheckSerializer,
+        responses={200: AdversarialResultSerializer, **error_responses(400, 401, 403)},
+    )
+    def post(self, request):
+        data = validated(AdversarialCheckSerializer, request.data)
+        check = adversarial_check(actor=request.user, content=data["content"], embedding=data.get("embedding"))
+        return Response(AdversarialResultSerializer(check.as_dict()).data)
+
+
+@extend_schema(tags=TAGS)
+class CritiqueView(generics.GenericAPIView):
+    read_only_post = True
+
+    @extend_schema(
+        operation_id="cognition_critique",
+        summary="Critique a reasoning summary against your graph",
+        description="Context Graph's critique_context: each sentence against its nearest nodes (and focal_nodes); "
+                    "negations, number/version/date clashes, correction notes, superseded decisions and causal "
+                    "claims the graph links the other way, each scored; those at contradiction_threshold or above "
+                    "are reported. No language model.",
+        request=CritiqueSerializer,
+        responses={200: CritiqueResultSerializer, **error_responses(400, 401, 403, 404)},
+    )
+    def post(self, request):
+        data = validated(CritiqueSerializer, request.data)
+        found = critique_context(actor=request.user, reasoning_summary=data["reasoning_summary"],
+                                 focal_nodes=[str(node) for node in data["focal_nodes"]]
+                                 if "focal_nodes" in data else None,
+                                 contradiction_threshold=data.get("contradiction_threshold"))
+        return Response(CritiqueResultSerializer(found.as_dict()).data)
+
+
+@extend_schema(tags=TAGS)
+class QuarantineListView(generics.GenericAPIView):
+    @extend_schema(
+        operation_id="cognition_quarantine_list",
+        summary="List the quarantine",
+        description="Nodes that store_memory kept out of retrieval because check_adversarial found an injection or "
+                    "an anomaly, in the cubes you may write (you may review them), newest first, each with what was "
+                    "found. Release one, or forget it (POST nodes/<id>/forget/).",
+        parameters=[PageQuerySerializer],
+        responses={200: QuarantinedNodeSerializer(many=True), **error_responses(400, 401, 403)},
+    )
+    def get(self, request):
+        validated(PageQuerySerializer, request.query_params)
+        page = self.paginate_queryset(quarantine_list(actor=request.user))
+        blocks = quarantine_blocks([profile.memory_id for profile in page])
+        return self.get_paginated_response(QuarantinedNodeSerializer([{
+            "node_id": profile.memory_id, "content": profile.memory.content, "cube": profile.memory.cube_id,
+            "created_at": profile.memory.created_at,
+            "attack_type": block.detail.get("attack_type", "") if block else "",
+            "reason": block.reason if block else "", "findings": block.detail.get("findings", []) if block else [],
+        } for profile in page for block in [blocks.get(str(profile.memory_id))]], many=True).data)
+
+
+@extend_schema(tags=TAGS, parameters=[NODE_ID])
+class QuarantineReleaseView(generics.GenericAPIView):
+    @extend_schema(
+        operation_id="cognition_quarantine_release",
+        summary="Release a quarantined node",
+        description="The node comes back into retrieval with the links its store made and those it asked for "
+                    "(link_to), where their other ends still live. You must be able to write its cube.",
+        request=None,
+        responses={200: ReleasedSerializer, **error_responses(400, 401, 403, 404)},
+    )
+    def post(self, request, node_id: str):
+        validated(NoBodySerializer, request.data)
+        released = node_release(actor=request.user, node_id=node_id)
+        return Response(ReleasedSerializer({"node_id": released.memory.pk, "links_restored": released.links_restored,
+                                            "links_lost": released.links_lost}).data)

@@ -225,6 +225,9 @@ def _entry(event: Event, nodes: list, undoable: set[str], states: dict, now: dat
 
     if event.reversal_hash in undoable:
         return entry(True, "restore_from_hash", "Undo with restore_from_hash until its snapshot expires.")
+    if event.action == A.ADVERSARIAL_BLOCK and (event.detail or {}).get("quarantined"):
+        return entry(True, None, "Stored quarantined: out of retrieval until a reviewer releases it "
+                                 "(POST /api/v1/cognition/quarantine/<node_id>/release/) or forgets it (forget_concept).")
     if event.action in (A.RESTORED, A.DREAMED, A.ADVERSARIAL_BLOCK):
         return entry(False, None, _plain_details(event))
     kept = [states[node] for node in nodes if node in states and states[node][0] is not None]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.postgres.search import SearchQuery, SearchRank
-from django.db.models import Case, Count, IntegerField, Q, Value, When
+from django.db.models import Case, Count, Exists, IntegerField, Q, Value, When
 from django.db.models.functions import Left
 
 from apps.accounts.models import User
@@ -15,7 +15,7 @@ from apps.cognition import utl
 from apps.cognition.limits import (
     CURATION_TASKS_SHOWN, DREAM_MIN_NODES, ENTROPY_SMOOTHING, MAP_NODES, RECENT_ITEMS, TOP_CONCEPTS, Stage,
 )
-from apps.cognition.models import CgSession, CurationTask, SessionItem
+from apps.cognition.models import CgSession, ConsolidationRun, CurationTask, SessionItem
 from apps.cognition.services.sessions import pulse_of, session_get
 from apps.core.exceptions import InvalidInput, NotFound
 from apps.cubes.access import cube_ids_readable, cube_ids_writable
@@ -160,9 +160,10 @@ def _top_concepts(actor: User, items: list[RecentItem]) -> list[str]:
 
 
 def dream_available(*, actor: User) -> bool:
-    """Whether a dream has something to work on: at least DREAM_MIN_NODES live nodes in cubes the actor may write
-    (a dream replays and links them). No dream runs in Engram yet, so none can be under way."""
-    writable = Memory.objects.filter(cube_id__in=cube_ids_writable(actor=actor), deleted_at__isnull=True)
+    """Whether a dream can start: none of the actor's is under way, and it has something to work on (at least
+    DREAM_MIN_NODES live nodes in cubes the actor may write, which a dream replays and links). One statement."""
+    busy = ConsolidationRun.objects.filter(owner=actor, status__in=ConsolidationRun.ACTIVE)
+    writable = Memory.objects.filter(~Exists(busy), cube_id__in=cube_ids_writable(actor=actor), deleted_at__isnull=True)
     return writable[:DREAM_MIN_NODES].count() >= DREAM_MIN_NODES
 
 

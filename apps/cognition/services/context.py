@@ -1,9 +1,10 @@
 """inject_context: the context an agent asks for, from the graph, within its token budget.
 
 1. Retrieval: memory_retrieve (dense + lexical + graph, fused) ranks a pool sized by ``priority`` (CONTEXT_POOL:
-   low 5, normal 10, high 20, critical 40 memories); the 1-hop expansion adds, over links either way, up to as
+   low 5, normal 10, high 20, critical 40 memories), chosen by the session's neuromodulation from the pool and
+   breadth more candidates (services/neuromod.py); the 1-hop expansion adds, over links either way, up to as
    many live neighbours the actor may read, each scored as its best retrieved neighbour's score times the link's
-   weight.
+   weight; all are ordered by the same re-rank.
 2. Text: apps/cognition/distill.py writes the nodes out within max_tokens (raw or distilled, with citation tags).
 3. Session: the query is recorded in the Context Graph session (surprise, entropy, coherence, learning score) with
    the nodes it activated and their scores; their profiles count the activation.
@@ -39,10 +40,12 @@ from apps.cognition.selectors.bundles import (
 )
 from apps.cognition.selectors.graph import node_neighborhood
 from apps.cognition.services.inbox import Proposal, tasks_open
+from apps.cognition.services.neuromod import Levels, candidates, levels_of, rerank
 from apps.cognition.services.sessions import Recorded, session_record, session_start
+from apps.core.commits import unflushed_commit
 from apps.core.exceptions import InvalidInput
 from apps.memories.selectors import memories_readable
-from apps.memories.services import memory_retrieve
+from apps.memories.services import memory_reinforce, memory_retrieve
 from apps.memories.validation import MAX_QUERY_CHARS
 
 # Tools that lower entropy, as the tool-gating warning suggests them (those this server has).
@@ -83,6 +86,7 @@ class InjectedContext:
     recorded: Recorded
     conflicts: list[ConflictPair]
     bundled: dict | None
+    levels: Levels | None = None
     latency_ms: int = 0
 
     @property
@@ -107,6 +111,8 @@ class InjectedContext:
         }
         if self.bundled is not None:
             data["bundled_metadata"] = self.bundled
+        if self.levels is not None:
+            data["neuromodulation"] = self.levels.applied()
         return data
 
     def _conflict_alert(self) -> dict:
@@ -151,11 +157,17 @@ def context_inject(*, actor: User, query, max_tokens=None, session_id=None, prio
     session = session_start(actor=actor, session_id=session_id)
 
     pool = CONTEXT_POOL[priority]
+    levels = levels_of(session)
     # The model reads far less than MAX_QUERY_CHARS of a query; a longer one is matched by its start.
-    retrieved = memory_retrieve(actor=actor, text=query[:MAX_QUERY_CHARS], limit=pool)
-    seeds = {str(item.memory.pk): item.score for item in retrieved.items}
+    retrieved = memory_retrieve(actor=actor, text=query[:MAX_QUERY_CHARS], limit=candidates(pool, levels),
+                                reinforce=False)
+    chosen = rerank(retrieved.items, levels=levels, score=lambda item: item.score,
+                    importance=lambda item: item.memory.importance, limit=pool)
+    # Only the pool counts as accessed, not the candidates the re-rank left out.
+    memory_reinforce(memory_ids=[item.memory.pk for item in chosen])
+    seeds = {str(item.memory.pk): item.score for item in chosen}
     seed_edges = links_touching(seeds) if seeds else []
-    nodes = _expanded(actor, seeds, seed_edges, pool)
+    nodes = _expanded(actor, seeds, seed_edges, pool, levels)
     # The model reads a query's first 256 tokens, well within MAX_QUERY_CHARS: retrieval's vector is the query's.
     query_vector = np.asarray(retrieved.query_vector, dtype=np.float64)
 
@@ -175,14 +187,14 @@ def context_inject(*, actor: User, query, max_tokens=None, session_id=None, prio
     # memories cost no statement.
     profiled = [node.node_id for node in nodes if node.delta_s is not None]
     if profiled:
-        NodeProfile.objects.filter(memory_id__in=profiled).update(activations=F("activations") + 1,
-                                                                  last_activated_at=timezone.now())
+        NodeProfile.objects.filter(unflushed_commit(), memory_id__in=profiled).update(
+            activations=F("activations") + 1, last_activated_at=timezone.now())  # a read's bookkeeping: no WAL wait
 
     pairs = _conflicts(similar, edges)
     _open_tasks(actor, pairs, query)
     bundled = _bundle(actor, metadata, session, nodes, pairs) if metadata else None
     result = InjectedContext(session=session, distilled=distilled, nodes=nodes, recorded=recorded, conflicts=pairs,
-                             bundled=bundled)
+                             bundled=bundled, levels=levels)
     result.latency_ms = round((time.perf_counter() - started) * 1000)
     return result
 
@@ -223,8 +235,9 @@ def _clean_metadata(value) -> list[str]:
 
 # --- retrieval and expansion -----------------------------------------------------------------------------------------
 
-def _expanded(actor: User, seeds: dict[str, float], seed_edges: list[Edge], pool: int) -> list[Node]:
-    """The retrieved nodes and up to ``pool`` of their live, readable neighbours, best first (one query)."""
+def _expanded(actor: User, seeds: dict[str, float], seed_edges: list[Edge], pool: int, levels: Levels) -> list[Node]:
+    """The retrieved nodes and up to ``pool`` of their live, readable neighbours, best first by the re-rank (one
+    query)."""
     reached: dict[str, float] = {}
     for edge in seed_edges:
         for node, other in ((edge.source, edge.target), (edge.target, edge.source)):
@@ -240,7 +253,7 @@ def _expanded(actor: User, seeds: dict[str, float], seed_edges: list[Edge], pool
     neighbours = sorted((node for node in reached if node in found), key=lambda node: -reached[node])[:pool]
     scores = {**{node: score for node, score in seeds.items() if node in found},
               **{node: reached[node] for node in neighbours}}
-    ordered = sorted(scores, key=lambda node: -scores[node])
+    ordered = rerank(list(scores), levels=levels, score=scores.__getitem__, importance=lambda node: found[node][2])
     return [Node(node, found[node][0], found[node][1], found[node][2],
                  None if found[node][3] is None else _vector(found[node][3]), found[node][4],
                  round(scores[node], 6))

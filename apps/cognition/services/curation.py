@@ -363,7 +363,8 @@ def _redirect_edges(by: User, sources: list[Memory], merged: Memory) -> int:
         kept = redirected.get(ends)
         if kept is None:
             redirected[ends] = MemoryLink(source_id=ends[0], target_id=ends[1], link_type=link.link_type,
-                                          weight=link.weight, traversal_count=link.traversal_count)
+                                          weight=link.weight, traversal_count=link.traversal_count,
+                                          origin=link.origin, last_activated_at=link.last_activated_at)
             continue
         kept.traversal_count += link.traversal_count
         if link.weight > kept.weight:

@@ -40,7 +40,7 @@ from apps.core.exceptions import InvalidInput
 from apps.memories.embeddings import count_text_tokens
 from apps.memories.models import SEARCH_CONFIG, CubeLexeme, Memory, MemoryLink
 from apps.memories.services import memory_retrieve
-from apps.memories.text import STOPWORDS, has_causal_cue, words
+from apps.memories.text import STOPWORDS, causal_claims, words
 
 QUERY_TYPES = ("semantic", "causal", "code", "temporal", "hierarchical")
 DEFAULT_QUERY_TYPES = ("semantic", "causal", "code")
@@ -202,7 +202,7 @@ def _draft(kind: str, terms: list[str], distinctive: list[str], items, readable:
     if kind == "causal":
         found = _added(terms, _linked_keywords(items, readable, link_type=MemoryLink.LinkType.CAUSAL))
         if not found:
-            found = _added(terms, _keywords_of([item for item in items if has_causal_cue(item.memory.content)]))
+            found = _added(terms, _keywords_of([item for item in items if causal_claims(item.memory.content)]))
         if found:
             return _query(terms, found, lead="why"), (
                 f"Causes and effects: the words of the nodes linked by cause and effect to the ones near your goal "

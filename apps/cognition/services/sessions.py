@@ -10,14 +10,17 @@ from dataclasses import dataclass
 import numpy as np
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, Q
+from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.cognition import utl
 from apps.cognition.limits import RECENT_ITEMS
 from apps.cognition.models import Annotation, CgSession, CurationTask, SessionItem
+from apps.core.commits import unflushed_commit_sql
 from apps.core.exceptions import InvalidInput, NotFound
 from apps.memories.models import MemoryLink, MemoryVector
 from apps.memories.text import valence_arousal
+from apps.memories.vectors import vector_text
 
 SESSION_NOT_FOUND = "session_not_found"
 
@@ -66,7 +69,7 @@ def session_start(*, actor: User, session_id=None, agent_id: str = "") -> CgSess
 
 @dataclass(frozen=True)
 class Recorded:
-    item: SessionItem
+    item_id: int
     delta_s: float
     entropy: float
     coherence: float
@@ -90,21 +93,36 @@ def session_record(*, session: CgSession, kind: str, text: str, vector: Sequence
     centroid_cosine = 1.0 if centroid_cosine is None else centroid_cosine
     score = utl.learning_score(surprise=surprise, coherence_score=coherence, stage=stage,
                                valence=valence_arousal(text)[0], centroid_cosine=max(0.0, centroid_cosine))
-    with transaction.atomic():
-        item = SessionItem.objects.create(
-            session=session, kind=kind, text=text, vector=list(vector), delta_s=round(surprise, 6),
-            activated=[{"node_id": str(node_id), "score": round(float(score_), 6)} for node_id, score_ in activated],
-        )
-        session.entropy, session.coherence, session.learning_score = entropy, coherence, score
-        session.interactions += 1
-        session.save(update_fields=["entropy", "coherence", "learning_score", "interactions", "updated_at"])
-    return Recorded(item=item, delta_s=surprise, entropy=entropy, coherence=coherence, learning_score=score)
+    item_id, session.interactions, session.updated_at = _write_record(
+        session, kind=kind, text=text, vector=vector, delta_s=round(surprise, 6), entropy=entropy,
+        coherence=coherence, learning_score=score,
+        activated=[{"node_id": str(node_id), "score": round(float(score_), 6)} for node_id, score_ in activated])
+    session.entropy, session.coherence, session.learning_score = entropy, coherence, score
+    return Recorded(item_id=item_id, delta_s=surprise, entropy=entropy, coherence=coherence, learning_score=score)
+
+
+def _write_record(session: CgSession, *, kind, text, vector, delta_s, entropy, coherence, learning_score,
+                  activated) -> tuple[int, int, object]:
+    """The item's INSERT and the session's UPDATE as one statement: atomic by itself, one round trip. Outside a
+    caller's transaction it commits without waiting for the WAL flush (apps/core/commits.py: a crash may forget
+    the latest items of a session, docs/guarantees.md); inside one (a store) it waits with the caller's writes."""
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH item AS (INSERT INTO {SessionItem._meta.db_table} (session_id, kind, text, vector, delta_s, "
+            f"activated, created_at) VALUES (%s, %s, %s, %s::halfvec, %s, %s::jsonb, %s) RETURNING id) "
+            f"UPDATE {CgSession._meta.db_table} SET entropy = %s, coherence = %s, learning_score = %s, "
+            f"interactions = interactions + 1, updated_at = %s WHERE id = %s{unflushed_commit_sql()} "
+            f"RETURNING (SELECT id FROM item), interactions, updated_at",
+            [session.pk, kind, text, vector_text(vector), delta_s, json.dumps(activated), now,
+             entropy, coherence, learning_score, now, session.pk])
+        return cursor.fetchone()
 
 
 def _against_recent(session: CgSession, vector: Sequence[float]) -> tuple[float | None, float | None, list]:
     """The best cosine of ``vector`` to the session's latest items, its cosine to their centroid, and the nodes each
     of them activated (newest first): one statement, the vectors compared where they are stored."""
-    text = "[" + ",".join(repr(float(value)) for value in vector) + "]"
+    text = vector_text(vector)
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT max(1 - (vector <=> %s::halfvec)), 1 - (avg(vector::vector) <=> %s::vector), "

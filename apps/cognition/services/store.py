@@ -6,7 +6,11 @@ Three forms of content, exactly one per store: text (``content``, up to 65,536 c
 its vector is the mean of its windows'); binary as ``content_base64`` with an image, audio or video ``modality``;
 or a ``data_uri``, whose MIME type sets the modality (text/* is stored as text). Binary content (at most 10 MB) is
 kept as a file; no model reads it, so the memory's content, and so its embedding, is written from the rationale
-and the metadata, with the features its header really gives (apps/cognition/media.py)."""
+and the metadata, with the features its header really gives (apps/cognition/media.py).
+
+Every store runs check_adversarial (services/immune.py) on the stored text and the rationale: an injection or an
+embedding anomaly stores the node quarantined (services/quarantine.py), out of retrieval until a reviewer releases
+it."""
 from __future__ import annotations
 
 import mimetypes
@@ -25,7 +29,9 @@ from apps.cognition.limits import (
 from apps.cognition.media import Binary, DataUriText, from_base64, from_data_uri
 from apps.cognition.models import CgSession, CurationTask, NodeProfile
 from apps.cognition.reward import SteeringReward, content_words, steering_reward
+from apps.cognition.services.immune import AdversarialCheck, adversarial_examine, screen_text
 from apps.cognition.services.inbox import task_open
+from apps.cognition.services.quarantine import node_quarantine
 from apps.cognition.services.sessions import session_record, session_start
 from apps.core.exceptions import InvalidInput
 from apps.core.validation import refuse_unstorable_text
@@ -59,6 +65,9 @@ class StoredNode:
     near_duplicate_of: str | None = None
     merge_task: CurationTask | None = None
     features: dict = field(default_factory=dict)
+    # check_adversarial's verdict on the store; quarantined: kept out of retrieval until a reviewer releases it.
+    adversarial: AdversarialCheck | None = None
+    quarantined: bool = False
 
 
 @dataclass(frozen=True)
@@ -167,7 +176,9 @@ def node_store(*, actor: User, rationale, content=None, content_base64=None, dat
     if stored_content.binary is not None:
         metadata = {**metadata, "extracted_features": stored_content.binary.features}
     targets = _clean_link_to(actor, link_to)
-    [rationale_vector] = embed_contents([rationale])  # before the transaction: the model holds no row locks
+    screening = screen_text(stored_content.text, rationale=rationale)
+    # Before the transaction, in one model call: the model holds no row locks.
+    [rationale_vector, *side_vectors] = embed_contents([rationale, *screening.sides])
     profile = None
     try:
         with transaction.atomic():
@@ -175,16 +186,23 @@ def node_store(*, actor: User, rationale, content=None, content_base64=None, dat
             stored = memory_store(actor=actor, content=stored_content.text, importance=importance, metadata=metadata,
                                   agent_id=agent_id, content_limit=STORE_CONTENT_MAX_CHARS)
             memory, vector = stored.memory, stored.vector.vector
+            check = adversarial_examine(actor=actor, screening=screening, vector=vector,
+                                        side_vectors=[side.vector for side in side_vectors], exclude_id=memory.pk)
+            quarantined = check.quarantines
             session = session_start(actor=actor, agent_id=agent_id)
-            if targets:
+            if quarantined:  # kept out of the graph's reach: no links, and it activates nothing
+                node_quarantine(actor=actor, memory=memory, check=check, link_to=targets)
+            elif targets:
                 memory_link_many(actor=actor, source_id=memory.pk, target_ids=targets)
             duplicate_of, duplicate_cosine = _nearest_own_node(actor, memory, vector)
             links = list(MemoryLink.objects.filter(source=memory).order_by("-weight")
                          .values_list("target_id", "weight"))
             recorded = session_record(session=session, kind="store", text=memory.content, vector=vector,
-                                      activated=[(memory.pk, 1.0), *links], nearest_node_cosine=duplicate_cosine)
+                                      activated=[] if quarantined else [(memory.pk, 1.0), *links],
+                                      nearest_node_cosine=duplicate_cosine)
             profile = NodeProfile(memory=memory, rationale=rationale, modality=stored_content.modality,
-                                  source=source, domain=domain, delta_s=round(recorded.delta_s, 6))
+                                  source=source, domain=domain, delta_s=round(recorded.delta_s, 6),
+                                  quarantined=quarantined)
             binary = stored_content.binary
             if binary is not None:
                 extension = (mimetypes.guess_extension(binary.mime_type) if binary.mime_type else None) or ".bin"
@@ -197,7 +215,8 @@ def node_store(*, actor: User, rationale, content=None, content_base64=None, dat
                 rationale_cosine=utl.cosine(rationale_vector.vector, np.asarray(vector)),
                 rationale_words=content_words(rationale),
             )
-            near_duplicate = duplicate_cosine is not None and duplicate_cosine >= NEAR_DUPLICATE_COSINE
+            near_duplicate = (not quarantined and duplicate_cosine is not None
+                              and duplicate_cosine >= NEAR_DUPLICATE_COSINE)
             task = task_open(
                 owner=actor, task_type=CurationTask.TaskType.POTENTIAL_MERGE, node_ids=[memory.pk, duplicate_of],
                 reason=f"A new node is a near-duplicate (cosine {duplicate_cosine:.2f}) of node {duplicate_of}.",
@@ -208,6 +227,8 @@ def node_store(*, actor: User, rationale, content=None, content_base64=None, dat
             profile.media.delete(save=False)
         raise
     return StoredNode(memory=memory, profile=profile, session=session, reward=reward, delta_s=recorded.delta_s,
-                      links_created=stored.links_created, linked_to=targets, embedded_from=stored_content.embedded_from,
+                      links_created=0 if quarantined else stored.links_created,
+                      linked_to=[] if quarantined else targets, embedded_from=stored_content.embedded_from,
                       near_duplicate_of=duplicate_of if near_duplicate else None, merge_task=task,
-                      features=stored_content.binary.features if stored_content.binary else {})
+                      features=stored_content.binary.features if stored_content.binary else {},
+                      adversarial=check, quarantined=quarantined)

@@ -1,14 +1,15 @@
-"""The undo log: what a merge or a forget changed, row by row, and putting it back.
+"""The undo log: what a merge, a forget or a dream changed, row by row, and putting it back.
 
 A snapshot holds each affected memory row with its id and every field, its vector (embedding and token count), its
 links both ways (type, weight, traversal count, timestamps, link id), its NodeProfile and its annotations, as
 Django's serializer writes rows, plus the rows the operation made (a merged node). An operation that only links (a
 merge declined because the priors disagree: its relational edges) keeps just the links it overwrote and the ids of
-those it made. Rows are put back with the deserializer's raw save, which keeps every field as it was (auto_now
-timestamps included): the restored rows equal the snapshot field by field. A snapshot is reached by its unguessable
-reversal hash, by its owner only, once, until it expires (UNDO_RETENTION_DAYS). In curator mode (the admin's,
-services/curators.py) a curator applies an owner's undo in the owner's graph; the records (the restored Events) name
-the curator.
+those it made. A dream's (services/dream/) keeps the links it changed as they were before, the ids of those it made,
+the snapshots of the merges it made (whose own undos it covers) and the cubes it wrote. Rows are put back with the
+deserializer's raw save, which keeps every field as it was (auto_now timestamps included): the restored rows equal
+the snapshot field by field. A snapshot is reached by its unguessable reversal hash, by its owner only, once, until
+it expires (UNDO_RETENTION_DAYS). In curator mode (the admin's, services/curators.py) a curator applies an owner's
+undo in the owner's graph; the records (the restored Events) name the curator.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.cognition.limits import UNDO_RETENTION_DAYS
 from apps.cognition.lineage import changes_by
-from apps.cognition.models import Annotation, NodeProfile, Tombstone, UndoEntry
+from apps.cognition.models import Annotation, BlindSpot, ConsolidationRun, NodeProfile, Tombstone, UndoEntry
 from apps.cognition.services.curators import curator_scope
 from apps.core.exceptions import Conflict, InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
@@ -64,6 +65,11 @@ def _rows(queryset) -> list[dict]:
         for name in _GENERATED:
             row["fields"].pop(name, None)
     return json.loads(json.dumps(rows, default=_json_value))
+
+
+def link_rows(link_ids) -> list[dict]:
+    """These links as a snapshot keeps them (a dream snapshots each link before its first change)."""
+    return _rows(MemoryLink.objects.filter(pk__in=list(link_ids)).order_by("pk"))
 
 
 def snapshot_take(memory_ids: list) -> dict:
@@ -163,6 +169,14 @@ def _cube_ids(entry: UndoEntry) -> set[str]:
     return {row["fields"]["cube"] for row in entry.snapshot["memories"]} | set(entry.snapshot.get("cubes", []))
 
 
+def _check_not_dreaming(entry: UndoEntry) -> None:
+    """A dream's undo waits until the dream has stopped: its snapshot still grows while it runs."""
+    if entry.operation == UndoEntry.Operation.DREAM and ConsolidationRun.objects.filter(
+            reversal_hash=entry.reversal_hash, status__in=ConsolidationRun.ACTIVE).exists():
+        raise Conflict("This dream is still running, so it cannot be undone yet.", extra={
+            "field": "reversal_hash", "suggestion": "Wait for it to finish (or query, which wakes it), then undo."})
+
+
 def _check_writable(actor: User, entry: UndoEntry) -> None:
     writable = set(cube_ids_writable(actor=actor).filter(id__in=_cube_ids(entry)).values_list("id", flat=True))
     if not _cube_ids(entry) <= writable:
@@ -250,12 +264,14 @@ def _apply(owner: User, by: User, reversal_hash, *, preview: bool) -> UndoResult
     if preview:
         entry = _entry_for(actor=owner, reversal_hash=reversal_hash)
         _check_writable(owner, entry)
+        _check_not_dreaming(entry)
         plan = _plan(entry)
         UndoEntry.objects.filter(pk=entry.pk).update(previewed_digest=plan.digest)
         return UndoResult(plan=plan, executed=False)
     with transaction.atomic():
         entry = _entry_for(actor=owner, reversal_hash=reversal_hash, lock=True)
         _check_writable(owner, entry)
+        _check_not_dreaming(entry)
         plan = _plan(entry)
         if entry.previewed_digest and entry.previewed_digest != plan.digest:
             raise Conflict("The graph changed since this undo was previewed, so it would no longer do what the "
@@ -299,7 +315,16 @@ def _execute(owner: User, by: User, entry: UndoEntry, plan: UndoPlan) -> None:
             restored.save()
     entry.used_at = timezone.now()
     entry.save(update_fields=["used_at"])
-    if not plan.restored_nodes:  # an undo of links only: no node comes back to carry the record
+    if entry.operation == UndoEntry.Operation.DREAM:
+        # A dream's undo covers the undos of the merges it made (nothing is left for them to do), takes its blind
+        # spots away, and rolls the run back.
+        UndoEntry.objects.filter(owner=owner, reversal_hash__in=snapshot.get("covers", []), used_at__isnull=True
+                                 ).update(used_at=entry.used_at)
+        BlindSpot.objects.filter(owner=owner, run__reversal_hash=entry.reversal_hash).delete()
+        ConsolidationRun.objects.filter(owner=owner, reversal_hash=entry.reversal_hash).update(
+            status=ConsolidationRun.Status.ROLLED_BACK, updated_at=entry.used_at)
+    # An undo of links only (or a dream's, whose links join nodes it does not bring back) records them itself.
+    if not plan.restored_nodes or entry.operation == UndoEntry.Operation.DREAM:
         _report_relinked(by, made_links, [row for row in links if row["fields"]["source"] in present
                                           and row["fields"]["target"] in present])
     memories = list(Memory.objects.filter(pk__in=plan.restored_nodes))

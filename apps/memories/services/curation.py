@@ -55,7 +55,8 @@ def memory_link(*, actor: User, source_id, target_id, link_type: str = MemoryLin
     source, target = _pair(actor=actor, source_id=source_id, target_id=target_id)
     with transaction.atomic():
         link, created = MemoryLink.objects.update_or_create(
-            source=source, target=target, defaults={"link_type": link_type, "weight": weight},
+            source=source, target=target,
+            defaults={"link_type": link_type, "weight": weight, "origin": MemoryLink.Origin.MANUAL},
         )
         changes.report([Change(Action.LINKED, str(source.pk), source.owner_id, actor.pk,
                                {"links": changes.link_detail([link])})])
@@ -78,9 +79,10 @@ def memory_link_many(*, actor: User, source_id, target_ids: list, link_type: str
         raise InvalidInput("A memory cannot be linked to itself: leave its own id out.", field="target_ids")
     with transaction.atomic():
         links = MemoryLink.objects.bulk_create(
-            [MemoryLink(source=source, target_id=target, link_type=link_type, weight=weight) for target in wanted],
+            [MemoryLink(source=source, target_id=target, link_type=link_type, weight=weight,
+                        origin=MemoryLink.Origin.MANUAL) for target in wanted],
             update_conflicts=True, unique_fields=["source", "target"],
-            update_fields=["link_type", "weight", "updated_at"],
+            update_fields=["link_type", "weight", "origin", "updated_at"],
         )
         if links:
             changes.report([Change(Action.LINKED, str(source.pk), source.owner_id, actor.pk,

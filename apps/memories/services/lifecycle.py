@@ -111,9 +111,14 @@ def _replace_vector(memory: Memory, vector: ContentVector) -> None:
 def _relink(memory: Memory, vector: ContentVector) -> dict:
     """New vector and outgoing links for new content; the links before and after, for the change's record."""
     _replace_vector(memory, vector)
+    # What linking made for the old content: its outgoing links, and the causal links its claims drew in.
     outgoing = MemoryLink.objects.filter(source=memory)
-    before = changes.link_detail(outgoing)
+    drawn_in = MemoryLink.objects.filter(target=memory, origin=MemoryLink.Origin.PARSE)
+    before = changes.link_detail(outgoing) + [
+        {"target": str(link.source_id), "link_type": link.link_type, "weight": link.weight, "incoming": True}
+        for link in drawn_in]
     outgoing.delete()
+    drawn_in.delete()
     return {"links_before": before, "links": changes.link_detail(create_links(memory, vector))}
 
 

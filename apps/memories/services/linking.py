@@ -10,6 +10,11 @@ threshold alone almost never fires for memories of different sessions without sh
 (0.6 x cosine must exceed ~0.67), so a memory with no such neighbour still joins the graph through its
 single best neighbour when that one reaches WAYPOINT_FLOOR: the graph stays connected without
 linking unrelated things.
+
+A link is causal only when the new memory claims a cause and an effect (text.causal_claims: "E because C", "C
+leads to E", ...) and one side of the claim names the neighbour (cosine >= CLAIM_NODE_COSINE between the side's
+and the neighbour's vectors; the other side is the new memory, whose text holds the claim). The link then points
+from cause to effect: neighbour -> new memory when the neighbour is the cause. Its origin is "parse".
 """
 from __future__ import annotations
 
@@ -19,15 +24,18 @@ import numpy as np
 
 from django.db import connection
 
+from apps.memories.embeddings import embed_for_ranking
 from apps.memories.models import SECTORS, Memory, MemoryLink, MemoryVector
 from apps.memories.sectors import ContentVector, mean_pair_cosine, sector_offsets
-from apps.memories.text import has_causal_cue
+from apps.memories.text import causal_claims
 from apps.memories.vectors import EXACT_SCOPE_MEMORIES, filtered_vector_scan, vector_text
 
 LINK_THRESHOLD = 0.7
 WAYPOINT_FLOOR = 0.5
 MAX_LINKS = 3
 CANDIDATES = 12
+# A side of a causal claim names a neighbour when their vectors' cosine reaches this (issue 20).
+CLAIM_NODE_COSINE = 0.6
 # What link_weight and link_type_for read of a neighbour.
 NEIGHBOUR_FIELDS = ("content", "keywords", "tags", "category", "session_id", "created_at", "salience")
 
@@ -37,6 +45,17 @@ class LinkCandidate:
     target_id: str
     weight: float
     link_type: str
+    # The neighbour is the cause of what the new memory claims: the link runs neighbour -> new memory.
+    incoming: bool = False
+
+    @property
+    def origin(self) -> str:
+        return MemoryLink.Origin.PARSE if self.link_type == MemoryLink.LinkType.CAUSAL else MemoryLink.Origin.STORE
+
+    def link(self, memory_id) -> MemoryLink:
+        ends = (self.target_id, memory_id) if self.incoming else (memory_id, self.target_id)
+        return MemoryLink(source_id=ends[0], target_id=ends[1], weight=self.weight, link_type=self.link_type,
+                          origin=self.origin)
 
 
 def _jaccard(a, b) -> float:
@@ -64,13 +83,23 @@ def link_weight(*, sector_cosine: float, a: Memory, b: Memory) -> float:
 
 
 def link_type_for(a: Memory, b: Memory) -> str:
-    if has_causal_cue(a.content):
-        return MemoryLink.LinkType.CAUSAL
+    """The type of a link that no causal claim of `a` explains."""
     if temporal_closeness(a, b) >= 0.5:
         return MemoryLink.LinkType.TEMPORAL
     if a.category and b.category and a.category.lower() != b.category.lower():
         return MemoryLink.LinkType.ANALOGICAL
     return MemoryLink.LinkType.SEMANTIC
+
+
+def claim_direction(sides: list[tuple[np.ndarray, np.ndarray]], neighbour: np.ndarray) -> tuple[bool, float] | None:
+    """Whether a neighbour is the cause (True) or the effect (False) of the best-matching of a memory's claims (each
+    as its cause's and effect's unit vectors), with that side's cosine; None when no side reaches CLAIM_NODE_COSINE."""
+    best = None
+    for cause, effect in sides:
+        for cosine, is_cause in ((float(cause @ neighbour), True), (float(effect @ neighbour), False)):
+            if cosine >= CLAIM_NODE_COSINE and (best is None or cosine > best[1]):
+                best = (is_cause, cosine)
+    return best
 
 
 def choose_links(memory: Memory, content: ContentVector) -> list[LinkCandidate]:
@@ -93,11 +122,11 @@ def choose_links_many(memories: list[Memory], contents: list[ContentVector]) -> 
         if row[1] in neighbours:
             by_memory.setdefault(row[0], []).append(row)
     shift_norms = (offsets.matrix.astype(np.float64) ** 2).sum(axis=1)
-    chosen = []
+    candidates = []
     for index, (memory, content) in enumerate(zip(memories, contents)):
         found = by_memory.get(index, [])
         if not found:
-            chosen.append([])
+            candidates.append([])
             continue
         own_shift = offsets.matrix.astype(np.float64) @ np.asarray(content.vector, dtype=np.float64)
         cosines = mean_pair_cosine(
@@ -111,11 +140,50 @@ def choose_links_many(memories: list[Memory], contents: list[ContentVector]) -> 
             weight = round(min(1.0, link_weight(sector_cosine=float(sector_cosine), a=memory, b=neighbour)), 4)
             scored.append(LinkCandidate(str(neighbour.pk), weight, link_type_for(memory, neighbour)))
         scored.sort(key=lambda c: c.weight, reverse=True)
-        links = [c for c in scored if c.weight >= LINK_THRESHOLD][:MAX_LINKS]
-        if not links and scored and scored[0].weight >= WAYPOINT_FLOOR:
-            links = scored[:1]
-        chosen.append(links)
-    return chosen
+        candidates.append(scored)
+    return [_chosen(scored) for scored in _with_claims(memories, candidates)]
+
+
+def _chosen(scored: list[LinkCandidate]) -> list[LinkCandidate]:
+    """A claim's causal links first, then the strongest over LINK_THRESHOLD, MAX_LINKS in all; failing both, the
+    best neighbour over WAYPOINT_FLOOR."""
+    causal = [c for c in scored if c.link_type == MemoryLink.LinkType.CAUSAL][:MAX_LINKS]
+    links = causal + [c for c in scored if c.weight >= LINK_THRESHOLD and c not in causal][:MAX_LINKS - len(causal)]
+    if not links and scored and scored[0].weight >= WAYPOINT_FLOOR:
+        links = scored[:1]
+    return links
+
+
+def _with_claims(memories: list[Memory], candidates: list[list[LinkCandidate]]) -> list[list[LinkCandidate]]:
+    """Each memory's candidate neighbours, those a claim of the memory names made causal, cause to effect, weighing
+    the larger of the link formula's weight and the cosine that names them. Only a batch whose memories claim
+    something pays: one model call for the claims' sides (the query model: these vectors rank, they are never
+    stored) and one read of the candidates' vectors."""
+    claims = {index: found for index, memory in enumerate(memories)
+              if candidates[index] and (found := causal_claims(memory.content))}
+    if not claims:
+        return candidates
+    texts = [side for found in claims.values() for claim in found for side in (claim.cause, claim.effect)]
+    vectors = iter(np.asarray(embed_for_ranking(texts), dtype=np.float64))
+    sides = {index: [(next(vectors), next(vectors)) for _ in found] for index, found in claims.items()}
+    wanted = {candidate.target_id for index in claims for candidate in candidates[index]}
+    neighbour_vectors = {str(memory_id): _unit(embedding) for memory_id, embedding in
+                         MemoryVector.objects.filter(memory_id__in=wanted).values_list("memory_id", "embedding")}
+    for index in claims:
+        named = []
+        for candidate in candidates[index]:
+            vector = neighbour_vectors.get(candidate.target_id)
+            found = None if vector is None else claim_direction(sides[index], vector)
+            named.append(candidate if found is None else LinkCandidate(
+                candidate.target_id, round(max(candidate.weight, found[1]), 4), MemoryLink.LinkType.CAUSAL, found[0]))
+        candidates[index] = sorted(named, key=lambda c: c.weight, reverse=True)
+    return candidates
+
+
+def _unit(embedding) -> np.ndarray:
+    vector = np.asarray(embedding.to_list() if hasattr(embedding, "to_list") else embedding, dtype=np.float64)
+    norm = np.linalg.norm(vector)
+    return vector / norm if norm else vector
 
 
 def _nearest_with_shifts(memories: list[Memory], contents: list[ContentVector], offsets) -> list[tuple]:
@@ -150,20 +218,15 @@ def _nearest_with_shifts(memories: list[Memory], contents: list[ContentVector], 
         return cursor.fetchall()
 
 
-def create_links(memory: Memory, content: ContentVector) -> list[MemoryLink]:
-    """Link a memory to its chosen neighbours (call inside the caller's transaction)."""
-    links = [
-        MemoryLink(source_id=memory.pk, target_id=c.target_id, weight=c.weight, link_type=c.link_type)
-        for c in choose_links(memory, content)
-    ]
-    return MemoryLink.objects.bulk_create(links, ignore_conflicts=True)
+def create_links(memory: Memory, content: ContentVector) -> list[LinkCandidate]:
+    """Link a memory to its chosen neighbours (call inside the caller's transaction); the links it got."""
+    [links] = create_links_many([memory], [content])
+    return links
 
 
 def create_links_many(memories: list[Memory], contents: list[ContentVector]) -> list[list[LinkCandidate]]:
     """create_links for a batch of one cube in one insert; the links each memory got."""
     chosen = choose_links_many(memories, contents)
-    MemoryLink.objects.bulk_create([
-        MemoryLink(source_id=memory.pk, target_id=c.target_id, weight=c.weight, link_type=c.link_type)
-        for memory, candidates in zip(memories, chosen) for c in candidates
-    ], ignore_conflicts=True)
+    MemoryLink.objects.bulk_create([candidate.link(memory.pk) for memory, candidates in zip(memories, chosen)
+                                    for candidate in candidates], ignore_conflicts=True)
     return chosen

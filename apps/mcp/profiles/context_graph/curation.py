@@ -186,10 +186,13 @@ SEED_OPERATIONS = {UndoEntry.Operation.RELATE: UndoEntry.Operation.MERGE}
 
 def _restored(result: UndoResult) -> dict[str, Any]:
     plan, entry = result.plan, result.plan.entry
+    operation = SEED_OPERATIONS.get(entry.operation, entry.operation)
+    # A dream's undo has no name among the seed's two: it says so in `operation` instead.
+    named = ({"original_operation": operation} if operation in RESTORE_OUTPUT["properties"]["original_operation"][
+        "enum"] else {"operation": operation})
     return {
         "restored_nodes": plan.restored_nodes, "restored_edges": plan.restored_edges,
-        "original_operation": SEED_OPERATIONS.get(entry.operation, entry.operation),
-        "operation_timestamp": entry.created_at.isoformat(),
+        **named, "operation_timestamp": entry.created_at.isoformat(),
         "success": True, "preview": not result.executed, "plan": plan.as_dict(),
     }
 

@@ -40,7 +40,8 @@ FAST_RECALL_TOOLS = ("search_graph", "get_recent_context", "hydrate_citation", "
 # The seed's four self-corrections, step by step; a step whose tool is not served is left out.
 TROUBLESHOOTING: dict[str, tuple[str, tuple[Advice, ...]]] = {
     "irrelevant_results": ("If I return irrelevant results", (
-        ("get_neuromodulation", "lower noradrenaline with `get_neuromodulation` to sharpen attention"),
+        ("get_neuromodulation", "read `get_neuromodulation`: noradrenaline follows entropy and flattens the scores, so "
+                                "settle entropy to sharpen attention"),
         ("search_graph", "search with `search_graph` and filters.min_importance to drop weak nodes"),
         ("epistemic_action", "call `epistemic_action` for a question that narrows what you are asking"),
     )),

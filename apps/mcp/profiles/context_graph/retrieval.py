@@ -130,6 +130,9 @@ async def store_memory(actor: User, params: StoreMemoryInput) -> dict[str, Any]:
     if stored.near_duplicate_of:
         data["near_duplicate_of"] = stored.near_duplicate_of
         data["curation_task_id"] = str(stored.merge_task.pk) if stored.merge_task else None
+    if stored.quarantined:  # stored, but out of retrieval until reviewed: the agent should know why
+        data["quarantined"] = True
+        data["adversarial"] = stored.adversarial.as_dict()
     return data
 
 
@@ -144,7 +147,7 @@ async def search_graph(actor: User, params: SearchGraphInput) -> dict[str, Any]:
         exclude_agent_ids=lock.exclude_agent_ids if lock else None,
     )
     return {"results": [node_summary(item.memory, item.score) for item in found.items],
-            "session_id": str(found.session.pk)}
+            "session_id": str(found.session.pk), "neuromodulation": found.levels.applied()}
 
 
 async def get_neighborhood(actor: User, params: GetNeighborhoodInput) -> dict[str, Any]:

@@ -186,7 +186,7 @@ def task_dict(task: CurationTask) -> dict[str, Any]:
 
 
 DREAM_BASIS = (f"dream_available is true when you have at least {DREAM_MIN_NODES} live nodes in cubes you can write "
-               "(a dream replays and links them); no dream runs in Engram yet, so none can be under way.")
+               "(a dream replays and links them) and no dream of yours is queued or running (one at a time).")
 
 
 async def get_memetic_status(actor: User, params: MemeticStatusInput) -> dict[str, Any]:

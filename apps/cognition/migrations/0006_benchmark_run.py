@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cognition', '0003_event_transaction_id'),
+        ('cognition', '0005_consolidation_run'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

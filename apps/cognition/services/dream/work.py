@@ -1,0 +1,60 @@
+"""What one batch of a dream's phase hands back to the run (runs.py), and what it is given: the phases (nrem.py, rem.py)
+read and write the graph; the run keeps the undo snapshot, the Events, the checkpoint and the counters."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from apps.accounts.models import User
+from apps.cognition.models import ConsolidationRun
+
+
+@dataclass
+class Work:
+    """A batch's outcome. ``link_rows`` are the links it changed or removed for the first time in the run, as they
+    were before (undo.link_rows, read before the write); ``made_links`` the links it added; ``merges`` the reversal
+    hashes of the merges it made (their snapshots join the run's)."""
+
+    items: int = 0
+    cursor: Any = None
+    done: bool = False
+    link_rows: list[dict] = field(default_factory=list)
+    made_links: list[int] = field(default_factory=list)
+    merges: list[str] = field(default_factory=list)
+    counters: Counter = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    # Nodes whose links changed (the batch's Event names them), and those whose outgoing links did (live graph).
+    touched: set[str] = field(default_factory=set)
+    relinked: set[str] = field(default_factory=set)
+    # What changed, for the batch's Event: {"reweighted": [[source, target, before, after]], ...}.
+    detail: dict = field(default_factory=dict)
+    # The phase's own state for its next batch (None: unchanged).
+    state: dict | None = None
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.touched or self.merges or self.detail.get("tasks") or self.detail.get("blind_spots"))
+
+
+@dataclass
+class Context:
+    """What a phase's batch works from: the run, the owner and the cubes it may change, the learning rate, the
+    replay windows fixed when the run was made, the phase's saved state, and what the run changed so far."""
+
+    run: ConsolidationRun
+    owner: User
+    cube_ids: list[str]
+    eta: float
+    windows: dict
+    state: dict
+    # Links snapshotted already (changed or removed earlier in the run) and links the run made.
+    seen_links: set[int]
+    made_links: set[int]
+    # Unordered node pairs whose links the run changed or removed.
+    changed_pairs: set[tuple[str, str]]
+
+
+def pair(a, b) -> tuple[str, str]:
+    a, b = str(a), str(b)
+    return (a, b) if a < b else (b, a)
