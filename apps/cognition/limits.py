@@ -237,3 +237,42 @@ CRITIQUE_RELATED_COSINE = 0.5
 # be what the sentence says, so its score is the cosine times this.
 CORRECTION_UNCONFIRMED = 0.7
 CRITIQUE_FINDINGS = 50
+
+
+# --- planning and benchmarks: generate_search_plan, reflect_on_memory, debug_compare_retrieval, test_recall_accuracy
+# A goal's length (the seed's generate_search_plan bounds; issue 20 gives reflect_on_memory the same).
+GOAL_MIN_CHARS = 10
+GOAL_MAX_CHARS = 500
+PLAN_QUERIES = Range(1, 7, default=3)
+# The goal's own pool: its best PLAN_POOL hits by fused retrieval. A planned query's expected_recall is the share of
+# that pool it retrieves in its own best PLAN_POOL; the graph's words come from the pool's best PLAN_WORD_HITS.
+PLAN_POOL = 10
+PLAN_WORD_HITS = 5
+# Words a planned query adds from the graph, at most, beside the goal's own.
+PLAN_GRAPH_WORDS = 4
+REFLECT_STEPS = Range(1, 5, default=3)
+# reflect_on_memory's thresholds (issue 20's, fixed whatever the stage): entropy above one asks a clarifying
+# question, coherence below the other consolidates.
+REFLECT_ENTROPY_HIGH = 0.6
+REFLECT_COHERENCE_LOW = 0.4
+COMPARE_TOP_K = Range(1, 100, default=10)
+COMPARE_MAX_GROUND_TRUTH = 100
+# The graph methods start from the best COMPARE_SEEDS fused hits and walk COMPARE_HOPS links; spreading activation
+# multiplies by the link's weight and by COMPARE_DECAY at each hop.
+COMPARE_SEEDS = 3
+COMPARE_HOPS = 2
+COMPARE_DECAY = 0.5
+# Two methods whose results overlap more than this (percent, mean pairwise Jaccard) add nothing to each other.
+COMPARE_REDUNDANT_OVERLAP = 90.0
+NEEDLE_COUNT = Range(5, 100, default=20)
+HAYSTACK_SIZE = Range(100, 10_000, default=1000)
+# A run works inline this long (seconds; ENGRAM_BENCHMARK_INLINE_SECONDS), then hands the rest to Celery and answers
+# with its id and progress; items are stored and queries answered in batches, each committed with the checkpoint.
+BENCHMARK_STORE_BATCH = 200
+BENCHMARK_QUERY_BATCH = 20
+# Retrieval depth of a benchmark query: a needle counts as found at rank 1, recall is read at this depth.
+BENCHMARK_TOP_K = 10
+# A lease not renewed for this long is taken over (its worker died); an unfinished run not touched for
+# BENCHMARK_STALE_SECONDS is failed and its cube deleted when its owner starts another.
+BENCHMARK_LEASE_SECONDS = 60
+BENCHMARK_STALE_SECONDS = 600

@@ -25,7 +25,24 @@ def changes_by(curator: User | None) -> Iterator[None]:
         _curator.reset(token)
 
 
+# A benchmark's throwaway nodes (a hidden cube deleted when the run ends): their changes leave no record, since no
+# lineage or log may ever show them.
+_unrecorded: ContextVar[bool] = ContextVar("cognition_unrecorded", default=False)
+
+
+@contextmanager
+def changes_unrecorded() -> Iterator[None]:
+    """Record none of the changes reported in this block."""
+    token = _unrecorded.set(True)
+    try:
+        yield
+    finally:
+        _unrecorded.reset(token)
+
+
 def record_changes(changes: list[Change]) -> None:
+    if _unrecorded.get():
+        return
     curator = _curator.get()
     Event.objects.bulk_create([
         Event(owner_id=change.owner_id, **_actor(change, curator), action=change.action.value,

@@ -351,3 +351,62 @@ class BlindSpot(models.Model):
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["owner", "-created_at"], name="cg_blind_spot_owner_recent"),
                    GinIndex(fields=["node_ids"], name="cg_blind_spot_nodes_gin")]
+
+
+class BenchmarkRun(TimeStampedModel):
+    """One test_recall_accuracy run: needles and a haystack from a seeded generator (apps/cognition/needles.py),
+    stored through the real store path into a hidden cube of the owner, queried with paraphrases, then the cube is
+    deleted. Resumable by its counters: batches commit with them, so a worker that dies resumes where it stopped."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        COMPLETED = "completed", "Completed"
+        FAILED = "failed", "Failed"
+
+    class Phase(models.TextChoices):
+        STORING = "storing", "Storing needles and haystack"
+        QUERYING = "querying", "Querying with paraphrases"
+        DONE = "done", "Done"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="benchmark_runs")
+    test_type = models.CharField(max_length=24)
+    needle_count = models.PositiveIntegerField()
+    haystack_size = models.PositiveIntegerField()
+    # What the caller asked to compare against, and what really ran (None: no baseline).
+    baseline_model = models.CharField(max_length=40)
+    baseline_used = models.CharField(max_length=300, blank=True)
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    phase = models.CharField(max_length=10, choices=Phase.choices, default=Phase.STORING)
+    # The hidden cube (an id, not a key: the run outlives the cube it deletes).
+    cube_id = models.CharField(max_length=100, blank=True)
+    # Checkpoint: items of the generator's order stored, queries answered (each batch commits with them).
+    stored = models.PositiveIntegerField(default=0)
+    queried = models.PositiveIntegerField(default=0)
+    total_items = models.PositiveIntegerField(default=0)
+    total_queries = models.PositiveIntegerField(default=0)
+    # needle index -> memory id, and one outcome per query answered (services/benchmark.py says what each holds).
+    needles = models.JSONField(default=dict, blank=True)
+    outcomes = models.JSONField(default=list, blank=True)
+    report = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    # Handed to Celery (the work outlasted the call's budget), and who works on it now: a lease idle longer than
+    # BENCHMARK_LEASE_SECONDS may be taken over.
+    background = models.BooleanField(default=False)
+    lease = models.CharField(max_length=32, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["owner", "-created_at"], name="cg_benchmark_owner_recent")]
+        constraints = [
+            # One unfinished run per user: a second one would compete with the first for the same machine.
+            models.UniqueConstraint(fields=["owner"], condition=models.Q(status__in=["queued", "running"]),
+                                    name="cg_one_active_benchmark_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.test_type} {self.pk}"

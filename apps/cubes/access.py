@@ -4,7 +4,8 @@ Roles rank owner > admin > writer > reader. Reading a cube (and its memories) ne
 memories needs writer; administering (rename, share, revoke) needs admin; unregistering or deleting the
 cube needs the owner. Staff status gives no access to other users' cubes (the Django admin's curator mode
 is separate). An unregistered cube (``deleted_at`` set) is invisible to everybody except its owner, who may
-only restore or hard-delete it.
+only restore or hard-delete it. A hidden cube (a system cube: a benchmark's throwaway data) is in no set and no
+lookup at all, except inside ``hidden_cube_scope`` for that cube, where its owner has it as any cube of theirs.
 
 Every app's selectors and services take their readable and writable cubes from here (``cube_get_for`` and
 the ``cube_ids_*`` subqueries), and ``apps.cubes.selectors.access_check`` answers with ``cube_access``, so a
@@ -12,6 +13,9 @@ the ``cube_ids_*`` subqueries), and ``apps.cubes.selectors.access_check`` answer
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from django.db.models import Case, CharField, OuterRef, Q, QuerySet, Subquery, Value, When
@@ -39,8 +43,28 @@ class AccessDecision:
     role: str | None = None
 
 
+# The hidden cubes the running code may see (hidden_cube_scope): none, on every edge.
+_visible_hidden: ContextVar[frozenset[str]] = ContextVar("visible_hidden_cubes", default=frozenset())
+
+
+@contextmanager
+def hidden_cube_scope(cube_id: str) -> Iterator[None]:
+    """Inside this block the hidden cube ``cube_id`` is one of its owner's cubes like any other (readable, writable,
+    deletable); outside it no list, scope or lookup has it. Only the service that made the cube enters the block."""
+    token = _visible_hidden.set(_visible_hidden.get() | {cube_id})
+    try:
+        yield
+    finally:
+        _visible_hidden.reset(token)
+
+
+def _not_hidden() -> Q:
+    visible = _visible_hidden.get()
+    return Q(hidden=False) | Q(pk__in=sorted(visible)) if visible else Q(hidden=False)
+
+
 def _live_cubes() -> QuerySet[Cube]:
-    return Cube.objects.filter(deleted_at__isnull=True)
+    return Cube.objects.filter(_not_hidden(), deleted_at__isnull=True)
 
 
 def cubes_readable(*, actor: User) -> QuerySet[Cube]:
@@ -108,7 +132,7 @@ def cube_allows(cube: Cube, action: str) -> bool:
 def _lookup(*, actor: User, cube_id) -> Cube | None:
     if not is_cube_id(cube_id):
         return None
-    return cubes_with_role(Cube.objects.all(), actor=actor).filter(pk=cube_id).first()
+    return cubes_with_role(Cube.objects.filter(_not_hidden()), actor=actor).filter(pk=cube_id).first()
 
 
 def cube_access(*, actor: User, cube_id, action: str, resource: str = "cube") -> AccessDecision:

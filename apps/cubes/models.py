@@ -20,6 +20,9 @@ class Cube(TimeStampedModel):
     path = models.CharField(max_length=1000, blank=True, help_text="Informational only; never touched on disk.")
     # Unregistered (soft-deleted): invisible to everyone; only the owner can restore or hard-delete it.
     deleted_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # A system cube (a benchmark's throwaway needles and haystack): in no list, scope or lookup of any edge; only
+    # the service that made it sees it, inside apps.cubes.access.hidden_cube_scope.
+    hidden = models.BooleanField(default=False, help_text="System cube: shown nowhere, reached only by its service.")
 
     class Meta:
         ordering = ["name"]

@@ -39,7 +39,7 @@ def cube_list_with_stats(*, actor: User) -> QuerySet[Cube]:
 
 def cubes_unregistered(*, actor: User) -> QuerySet[Cube]:
     """The actor's own unregistered cubes: only their owner sees them, to restore or delete them for good."""
-    return Cube.objects.filter(owner=actor, deleted_at__isnull=False).order_by("-deleted_at")
+    return Cube.objects.filter(owner=actor, deleted_at__isnull=False, hidden=False).order_by("-deleted_at")
 
 
 def cube_get_with_stats(*, actor: User, cube_id: str) -> Cube:

@@ -54,13 +54,14 @@ def _cube_exists(cube_id: str) -> Conflict:
 
 
 def cube_register(*, actor: User, cube_id: str, name: str | None = None, description: str = "",
-                  path: str = "") -> Cube:
+                  path: str = "", hidden: bool = False) -> Cube:
     """A new cube owned by the actor. Ids are global (MemGOS addresses cubes by id alone), so an id taken by
-    anyone, even by an unregistered cube, is a Conflict. ``path`` is kept as information only."""
+    anyone, even by an unregistered cube, is a Conflict. ``path`` is kept as information only. ``hidden``: a system
+    cube that only its service sees (apps.cubes.access.hidden_cube_scope); no edge passes it."""
     cube_id = clean_cube_id(cube_id)
     cube = Cube(
         id=cube_id, owner=actor, name=cube_id if name is None else clean_cube_name(name),
-        description=clean_description(description), path=clean_path(path),
+        description=clean_description(description), path=clean_path(path), hidden=bool(hidden),
     )
     if Cube.objects.filter(pk=cube_id).exists():
         raise _cube_exists(cube_id)

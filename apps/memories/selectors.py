@@ -155,8 +155,8 @@ def memory_links(*, actor: User, memory_id, direction: str = "both") -> QuerySet
 
 
 def memory_count_owned(*, actor: User) -> int:
-    """The live memories the actor owns (in any cube), for account summaries."""
-    return Memory.objects.filter(owner=actor, deleted_at__isnull=True).count()
+    """The live memories the actor owns (in any cube but a hidden one), for account summaries."""
+    return Memory.objects.filter(owner=actor, deleted_at__isnull=True, cube__hidden=False).count()
 
 
 def memory_counts(*, actor: User) -> dict:

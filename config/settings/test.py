@@ -35,3 +35,6 @@ if not REDIS_URL:
 
 # No worker runs beside most tests: /healthz expects none unless a test sets this (tests/core/test_health_degraded.py).
 ENGRAM_WORKER_STALE_SECONDS = 0
+
+# The fuzzers give a tool call 10 s (tests/mcp/test_fuzz.py): a benchmark started there hands its rest to Celery sooner.
+ENGRAM_BENCHMARK_INLINE_SECONDS = 3

@@ -24,7 +24,7 @@ from tests.projects.test_api import make_episode
 
 MAX_EXAMPLES = 10
 # The operations of the schema: a new endpoint changes this count, and so cannot skip the fuzzer unnoticed.
-OPERATION_COUNT = 134
+OPERATION_COUNT = 139
 
 CONFIG = schemathesis.Config.from_dict({
     "generation": {"max-examples": MAX_EXAMPLES, "deterministic": True, "mode": "all", "database": "none"},
@@ -107,6 +107,10 @@ def world(user, other_user, make_token, monkeypatch, settings):
     assert twin["curation_task_id"], twin
     forgotten = post(f"/api/v1/cognition/nodes/{trashed['node_id']}/forget/", {"reason": "obsolete"}, status=200)
     post(f"/api/v1/cognition/scratchpad/{node['session_id']}/fuzz-agent/", {"content": "Try COPY FREEZE"})
+    # A recall benchmark handed to the background (no worker runs here): it stays running, so the fuzzer's own starts
+    # meet 409 at once instead of storing thousands of memories each.
+    settings.ENGRAM_BENCHMARK_INLINE_SECONDS = 0
+    benchmark = post("/api/v1/cognition/benchmarks/", {"needle_count": 5, "haystack_size": 100}, status=200)
     WORLD.clear()
     WORLD.update({
         "memory_id": first["id"], "source": first["id"], "target": second["id"], "cube_id": cube["id"],
@@ -116,7 +120,7 @@ def world(user, other_user, make_token, monkeypatch, settings):
         "notebook_id": notebook["id"], "cell_id": cell["id"], "name": "first-principles", "token_id": spare["id"],
         "chat_session_id": chat["session_id"], "export_name": export["name"],
         "node_id": node["node_id"], "task_id": twin["curation_task_id"], "reversal_hash": forgotten["reversal_hash"],
-        "cg_session_id": node["session_id"], "agent_id": "fuzz-agent",
+        "cg_session_id": node["session_id"], "agent_id": "fuzz-agent", "run_id": benchmark["run_id"],
     })
     yield WORLD
     WORLD.clear()

@@ -180,7 +180,7 @@ async def test_the_resources_are_listed_and_read(user, alice_token):
         [chart] = (await client.read_resource(f"visualize://{graph['kube'].pk}")).contents
         [topic] = (await client.read_resource("visualize://all/staging%20cluster")).contents
     assert resources == {"utl://current_session/pulse"}
-    assert templates == {"visualize://{node_id}", "visualize://{scope}/{topic}"}
+    assert templates == {"visualize://{node_id}", "visualize://{scope}/{topic}", "benchmark://runs/{run_id}"}
     state = json.loads(pulse.text)
     assert state["session_id"] == str(graph["session"].pk) and state["lifecycle"] == "infancy"
     assert state["curation_tasks_pending"] == 1 and state["entropy"] == round(graph["session"].entropy, 4)

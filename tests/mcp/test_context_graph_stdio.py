@@ -31,7 +31,8 @@ async def test_stdio_serves_context_graph(alice_token):
             "query": "when does the staging database restart", "session_id": session, "max_tokens": 100}))
         refused = await client.call_tool("get_node_lineage", {"node_id": "not-a-uuid"})
         pulse = json.loads((await client.read_resource("utl://current_session/pulse")).contents[0].text)
-    assert len(tools) == 31 and {"inject_context", "merge_concepts", "restore_from_hash", "trigger_dream"} <= tools
+    assert len(tools) == 35 and {"inject_context", "merge_concepts", "restore_from_hash", "trigger_dream",
+                                 "test_recall_accuracy"} <= tools
     assert stored["success"] is True and set(stored["pulse"]) == {"entropy", "coherence", "suggested"}
     assert stored["node_id"] in context["nodes_retrieved"]
     assert f"[node_{stored['node_id'].replace('-', '')[:12]}]" in context["context"]

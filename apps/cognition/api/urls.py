@@ -1,5 +1,8 @@
 from django.urls import path
 
+from apps.cognition.api.planning_views import (
+    BenchmarkDetailView, BenchmarkStartView, CompareView, ReflectView, SearchPlanView,
+)
 from apps.cognition.api.reasoning_views import CausalExpandView, CausalPathView, CausalQueryView, EntailmentView
 from apps.cognition.api.state_views import HomeostasisView, NeuromodulationView, UtlStatusView
 from apps.cognition.api.views import (
@@ -46,4 +49,9 @@ urlpatterns = [
     path("cognition/critique/", CritiqueView.as_view(), name="critique"),
     path("cognition/quarantine/", QuarantineListView.as_view(), name="quarantine-list"),
     path("cognition/quarantine/<str:node_id>/release/", QuarantineReleaseView.as_view(), name="quarantine-release"),
+    path("cognition/plans/", SearchPlanView.as_view(), name="search-plan"),
+    path("cognition/reflect/", ReflectView.as_view(), name="reflect"),
+    path("cognition/retrieval/compare/", CompareView.as_view(), name="retrieval-compare"),
+    path("cognition/benchmarks/", BenchmarkStartView.as_view(), name="benchmark-start"),
+    path("cognition/benchmarks/<str:run_id>/", BenchmarkDetailView.as_view(), name="benchmark-detail"),
 ]

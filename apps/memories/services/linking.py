@@ -194,19 +194,21 @@ def _nearest_with_shifts(memories: list[Memory], contents: list[ContentVector], 
     scope = Memory.objects.filter(cube_id=cube_id, deleted_at__isnull=True)
     # Counted, not fetched: sending the cube's ids back as an array cost more than the comparison itself.
     exact = scope[:EXACT_SCOPE_MEMORIES + 1].count() <= EXACT_SCOPE_MEMORIES
-    shifts = ", ".join("-(v.embedding <#> %s::halfvec)" for _ in SECTORS)
+    shifts = ", ".join("-(c.embedding <#> %s::halfvec)" for _ in SECTORS)
     shift_params = list(offsets.texts)
     where = f"v.memory_id IN (SELECT id FROM {Memory._meta.db_table} WHERE cube_id = %s AND deleted_at IS NULL)"
     where_params = [cube_id]
     # The batch's own id and its later ones are left out; OFFSET 0 keeps an exact comparison off the index.
-    nearest = (f"SELECT v.memory_id, v.embedding <=> n.q AS distance FROM {MemoryVector._meta.db_table} v "
-               f"WHERE {where} AND v.memory_id <> ALL((%s::uuid[])[n.ord::int:])")
+    nearest = (f"SELECT v.memory_id, v.embedding, v.tokens, v.embedding <=> n.q AS distance "
+               f"FROM {MemoryVector._meta.db_table} v WHERE {where} AND v.memory_id <> ALL((%s::uuid[])[n.ord::int:])")
     if exact:
         nearest = f"SELECT * FROM ({nearest} OFFSET 0) AS compared"
-    sql = (f"SELECT n.ord - 1, c.memory_id, 1 - c.distance, v.tokens, ARRAY[{shifts}] "
+    # The neighbours' tokens and vectors come out of the lateral itself: joining the vectors again outside it let a
+    # planner that believed the tables empty (statistics taken while they were) run the whole lateral once per row
+    # of that join, which took minutes for a batch of 200.
+    sql = (f"SELECT n.ord - 1, c.memory_id, 1 - c.distance, c.tokens, ARRAY[{shifts}] "
            f"FROM unnest(%s::halfvec[]) WITH ORDINALITY AS n(q, ord) "
-           f"CROSS JOIN LATERAL ({nearest} ORDER BY distance LIMIT %s) AS c "
-           f"JOIN {MemoryVector._meta.db_table} v ON v.memory_id = c.memory_id")
+           f"CROSS JOIN LATERAL ({nearest} ORDER BY distance LIMIT %s) AS c")
     params = [*shift_params, [vector_text(content.vector) for content in contents], *where_params,
               [memory.pk for memory in memories], CANDIDATES]
     if exact:

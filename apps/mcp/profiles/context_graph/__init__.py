@@ -4,7 +4,9 @@ pulse (pulse.py)."""
 from __future__ import annotations
 
 from apps.mcp.profile import Profile
-from apps.mcp.profiles.context_graph import context, curation, dream, immune, reasoning, retrieval, state, status
+from apps.mcp.profiles.context_graph import (
+    context, curation, dream, immune, planning, reasoning, retrieval, state, status,
+)
 from apps.mcp.profiles.context_graph.envelope import ContextGraphEnvelope
 from apps.mcp.profiles.context_graph.pulse import with_pulse
 
@@ -30,5 +32,5 @@ DESCRIPTION = (
 PROFILE = Profile(name="context-graph", title="Context Graph", description=DESCRIPTION,
                   envelope=ContextGraphEnvelope(), after_call=with_pulse,
                   tools=(*context.TOOLS, *retrieval.TOOLS, *curation.TOOLS, *status.TOOLS, *reasoning.TOOLS,
-                         *state.TOOLS, *immune.TOOLS, *dream.TOOLS),
-                  resources=(*status.RESOURCES,))
+                         *state.TOOLS, *immune.TOOLS, *dream.TOOLS, *planning.TOOLS),
+                  resources=(*status.RESOURCES, *planning.RESOURCES))
