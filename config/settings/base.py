@@ -277,6 +277,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "SectorEnum": "apps.memories.models.Sector",
         "LinkTypeEnum": "apps.memories.models.MemoryLink.LinkType",
+        "CritiqueKindEnum": "apps.cognition.services.critique.KINDS",
+        "MemoryKindEnum": "apps.memories.models.Memory.Kind",
     },
 }
 

@@ -36,6 +36,23 @@ COGNITION_OPERATIONS = {
     f"{BASE}/undo/{{reversal_hash}}/apply/": {"post"},
     f"{BASE}/system-log/": {"get"},
     f"{BASE}/scratchpad/{{session_id}}/{{agent_id}}/": {"get", "post", "delete"},
+    # Context Graph II (issue 20)
+    f"{BASE}/sessions/{{session_id}}/utl/": {"get"},
+    f"{BASE}/neuromodulation/": {"get"},
+    f"{BASE}/homeostasis/": {"get"},
+    f"{BASE}/causal/query/": {"get"},
+    f"{BASE}/causal/path/": {"get"},
+    f"{BASE}/causal/expand/": {"get"},
+    f"{BASE}/nodes/{{node_id}}/entailment/": {"get"},
+    f"{BASE}/adversarial/check/": {"post"},
+    f"{BASE}/critique/": {"post"},
+    f"{BASE}/quarantine/": {"get"},
+    f"{BASE}/quarantine/{{node_id}}/release/": {"post"},
+    f"{BASE}/plans/": {"post"},
+    f"{BASE}/reflect/": {"post"},
+    f"{BASE}/retrieval/compare/": {"post"},
+    f"{BASE}/benchmarks/": {"post"},
+    f"{BASE}/benchmarks/{{run_id}}/": {"get"},
 }
 RATIONALE = "The team's deployment constraint found while debugging the release"
 

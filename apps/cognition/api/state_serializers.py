@@ -2,6 +2,7 @@
 apps/cognition/state_answers.py's, the MCP tools' own (without the pulse)."""
 from rest_framework import serializers
 
+from apps.cognition.api.serializers import ActivatedSerializer
 from apps.cognition.limits import Johari, Stage
 from apps.cognition.services.neuromod import MODES
 from apps.core.api.serializers import StrictSerializer
@@ -41,11 +42,6 @@ class NeuromodulationSerializer(serializers.Serializer):
     effects = EffectsSerializer()
     basis = NeuromodulationBasisSerializer()
     method = serializers.CharField()
-
-
-class ActivatedSerializer(serializers.Serializer):
-    node_id = serializers.UUIDField()
-    score = serializers.FloatField()
 
 
 class UtlItemSerializer(serializers.Serializer):
