@@ -4,7 +4,6 @@ answers the client validates against the output schemas with the pulse in each, 
 the nearest names for a concept that matches nothing, and alice against bob on every tool."""
 from __future__ import annotations
 
-import json
 
 import pytest
 from channels.db import database_sync_to_async
@@ -15,6 +14,7 @@ from tests.cognition.causal_graphs import (
 )
 from tests.contracts import contract
 from tests.mcp.schema_bounds import assert_seed_schema
+from tests.mcp.context_graph_calls import ok, refused
 from tests.mcp.support import in_process
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -22,43 +22,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 PROFILE = "context-graph"
 SEED = contract("context_graph")["tools"]
 REASONING_TOOLS = ("query_causal", "find_causal_path", "expand_causal_path", "entailment_query")
-PULSE = {"entropy", "coherence", "suggested"}
-
-
-@pytest.fixture
-def alice_token(user, make_token):
-    return make_token(user)
-
-
-@pytest.fixture
-def bob_token(other_user, make_token):
-    return make_token(other_user)
-
-
-def payload(result) -> dict:
-    [block] = result.content
-    data = json.loads(block.text)
-    assert data == result.structured_content
-    assert set(data["pulse"]) == PULSE
-    return data
-
-
-async def ok(client, tool: str, arguments: dict) -> dict:
-    result = await client.call_tool(tool, arguments)  # the client validates it against the tool's outputSchema
-    data = payload(result)
-    assert result.is_error is False, data
-    return data
-
-
-async def refused(client, tool: str, arguments: dict, code: int, field: str) -> dict:
-    result = await client.call_tool(tool, arguments)
-    data = payload(result)
-    assert result.is_error is True and data["success"] is False, data
-    error = data["error"]
-    assert (error["code"], error["data"]["field"]) == (code, field), error
-    assert error["message"].strip() and error["data"]["suggestion"].strip()
-    assert "Traceback" not in json.dumps(error)
-    return error
 
 
 def refs(node) -> list[str]:

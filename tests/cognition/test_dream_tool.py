@@ -23,16 +23,6 @@ PROFILE = "context-graph"
 SEED = contract("context_graph")["tools"]["trigger_dream"]
 
 
-@pytest.fixture
-def alice_token(user, make_token):
-    return make_token(user)
-
-
-@pytest.fixture
-def bob_token(other_user, make_token):
-    return make_token(other_user)
-
-
 def payload(result) -> dict:
     [block] = result.content
     data = json.loads(block.text)

@@ -32,16 +32,6 @@ SEED_TOOLS = ("generate_search_plan", "debug_compare_retrieval", "test_recall_ac
 PULSE = {"entropy", "coherence", "suggested"}
 
 
-@pytest.fixture
-def alice_token(user, make_token):
-    return make_token(user)
-
-
-@pytest.fixture
-def bob_token(other_user, make_token):
-    return make_token(other_user)
-
-
 def payload(result) -> dict:
     [block] = result.content
     data = json.loads(block.text)

@@ -3,7 +3,6 @@ process: the seed's schemas, answers the client validates against the output sch
 for a session that is unknown or another user's, -32602 naming the field, and alice against bob on every tool."""
 from __future__ import annotations
 
-import json
 import uuid
 
 import pytest
@@ -14,6 +13,7 @@ from tests.cognition.state_support import graph
 from tests.cognition.support import new_session, set_state
 from tests.contracts import contract
 from tests.mcp.schema_bounds import assert_seed_schema
+from tests.mcp.context_graph_calls import ok, refused
 from tests.mcp.support import in_process
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -21,43 +21,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 PROFILE = "context-graph"
 SEED = contract("context_graph")["tools"]
 STATE_TOOLS = ("utl_status", "get_neuromodulation", "homeostatic_status")
-PULSE = {"entropy", "coherence", "suggested"}
-
-
-@pytest.fixture
-def alice_token(user, make_token):
-    return make_token(user)
-
-
-@pytest.fixture
-def bob_token(other_user, make_token):
-    return make_token(other_user)
-
-
-def payload(result) -> dict:
-    [block] = result.content
-    data = json.loads(block.text)
-    assert data == result.structured_content
-    assert set(data["pulse"]) == PULSE
-    return data
-
-
-async def ok(client, tool: str, arguments: dict) -> dict:
-    result = await client.call_tool(tool, arguments)  # the client validates it against the tool's outputSchema
-    data = payload(result)
-    assert result.is_error is False, data
-    return data
-
-
-async def refused(client, tool: str, arguments: dict, code: int, field: str) -> dict:
-    result = await client.call_tool(tool, arguments)
-    data = payload(result)
-    assert result.is_error is True and data["success"] is False, data
-    error = data["error"]
-    assert (error["code"], error["data"]["field"]) == (code, field), error
-    assert error["message"].strip() and error["data"]["suggestion"].strip()
-    assert "Traceback" not in json.dumps(error)
-    return error
 
 
 async def test_schemas_are_the_seeds(alice_token):

@@ -3,7 +3,6 @@ the outputSchema every answer is validated against by the client), the seed fami
 and user A against user B on every tool."""
 from __future__ import annotations
 
-import json
 import uuid
 
 import pytest
@@ -16,6 +15,7 @@ from apps.memories.services import memory_store
 from tests.cognition.curation_support import everything, link, nodes
 from tests.contracts import contract
 from tests.mcp.schema_bounds import assert_seed_schema
+from tests.mcp.context_graph_calls import ok, refused
 from tests.mcp.support import in_process
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -25,32 +25,6 @@ SEED = contract("context_graph")["tools"]
 CURATION_TOOLS = ("merge_concepts", "annotate_node", "forget_concept", "restore_from_hash", "boost_importance",
                   "search_tombstones")
 COMBINATORS = {"oneOf", "anyOf", "allOf"}
-
-
-def payload(result) -> dict:
-    [block] = result.content
-    data = json.loads(block.text)
-    assert data == result.structured_content
-    assert set(data["pulse"]) == {"entropy", "coherence", "suggested"}
-    return data
-
-
-async def ok(client, tool: str, arguments: dict) -> dict:
-    result = await client.call_tool(tool, arguments)  # the client validates it against the tool's outputSchema
-    data = payload(result)
-    assert result.is_error is False, data
-    return data
-
-
-async def refused(client, tool: str, arguments: dict, code: int, field: str) -> dict:
-    result = await client.call_tool(tool, arguments)
-    data = payload(result)
-    assert result.is_error is True and data["success"] is False, data
-    error = data["error"]
-    assert (error["code"], error["data"]["field"]) == (code, field), error
-    assert error["message"].strip() and error["data"]["suggestion"].strip()
-    assert "Traceback" not in json.dumps(error)
-    return error
 
 
 @pytest.fixture
