@@ -73,11 +73,6 @@ def _error(response, status, field=None):
     return error
 
 
-@pytest.fixture
-def bob_api(other_user, api_client_for):
-    return api_client_for(other_user)
-
-
 # --- nodes: store, search, navigation --------------------------------------------------------------------------
 
 def test_store_search_neighbourhood_recent_and_lineage(api, user):

@@ -6,6 +6,7 @@ import pytest
 from tests.cognition.causal_graphs import (
     CONFOUNDED, CONFOUNDED_LINKS, ROUTE_LINKS, ROUTES, SUPPORT, SUPPORT_LINKS, TAXONOMY, TAXONOMY_LINKS, draw,
 )
+from tests.cognition.test_api import _error
 
 pytestmark = pytest.mark.django_db
 
@@ -13,21 +14,6 @@ BASE = "/api/v1/cognition"
 OPERATIONS = {f"{BASE}/causal/query/": "cognition_causal_query", f"{BASE}/causal/path/": "cognition_causal_path",
               f"{BASE}/causal/expand/": "cognition_causal_expand",
               f"{BASE}/nodes/{{node_id}}/entailment/": "cognition_nodes_entailment"}
-
-
-def _error(response, status, field=None):
-    assert response.status_code == status, response.content
-    error = response.json()["error"]
-    assert error["code"] and error["message"]
-    if field is not None:
-        details = error["details"]  # a domain error's names the field; a serializer's is keyed by it
-        assert details.get("field") == field if "field" in details else field in details, error
-    return error
-
-
-@pytest.fixture
-def bob_api(other_user, api_client_for):
-    return api_client_for(other_user)
 
 
 def test_the_operations_are_in_the_schema(api):

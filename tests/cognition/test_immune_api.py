@@ -26,11 +26,6 @@ def _error(response, status, field):
     return error
 
 
-@pytest.fixture
-def bob_api(other_user, api_client_for):
-    return api_client_for(other_user)
-
-
 def test_the_endpoints_are_in_the_openapi_schema(api):
     paths = api.get("/api/schema/?format=json").json()["paths"]
     assert set(paths[f"{BASE}/adversarial/check/"]) == {"post"}

@@ -7,6 +7,7 @@ from django.test import override_settings
 
 from tests.cognition.causal_graphs import draw
 from tests.cognition.support import new_session, set_state
+from tests.cognition.test_api import _error
 from tests.cognition.test_benchmark_run_compare import GRAPH, LINKS, QUERY
 from tests.cognition.test_plan import AUTH, AUTH_LINKS, GOAL
 
@@ -17,21 +18,6 @@ OPERATIONS = {(f"{BASE}/plans/", "post"): "cognition_search_plan", (f"{BASE}/ref
               (f"{BASE}/retrieval/compare/", "post"): "cognition_retrieval_compare",
               (f"{BASE}/benchmarks/", "post"): "cognition_benchmarks_start",
               (f"{BASE}/benchmarks/{{run_id}}/", "get"): "cognition_benchmarks_detail"}
-
-
-def _error(response, status, field=None):
-    assert response.status_code == status, response.content
-    error = response.json()["error"]
-    assert error["code"] and error["message"]
-    if field is not None:
-        details = error["details"]  # a domain error's names the field; a serializer's is keyed by it
-        assert details.get("field") == field if "field" in details else field in details, error
-    return error
-
-
-@pytest.fixture
-def bob_api(other_user, api_client_for):
-    return api_client_for(other_user)
 
 
 def test_the_operations_are_in_the_schema(api):

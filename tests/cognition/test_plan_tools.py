@@ -20,6 +20,7 @@ from tests.cognition.support import new_session, set_state
 from tests.cognition.test_benchmark_run_compare import GRAPH, LINKS, QUERY
 from tests.cognition.test_plan import AUTH, AUTH_LINKS, GOAL
 from tests.contracts import contract
+from tests.mcp.context_graph_calls import ok, refused
 from tests.mcp.schema_bounds import assert_seed_schema
 from tests.mcp.support import in_process
 from tests.memories.test_faults_worker import _close_broker_connections  # noqa: F401 (a handed-off run publishes)
@@ -29,33 +30,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 PROFILE = "context-graph"
 SEED = contract("context_graph")["tools"]
 SEED_TOOLS = ("generate_search_plan", "debug_compare_retrieval", "test_recall_accuracy")
-PULSE = {"entropy", "coherence", "suggested"}
-
-
-def payload(result) -> dict:
-    [block] = result.content
-    data = json.loads(block.text)
-    assert data == result.structured_content
-    assert set(data["pulse"]) == PULSE
-    return data
-
-
-async def ok(client, tool: str, arguments: dict) -> dict:
-    result = await client.call_tool(tool, arguments)  # the client validates it against the tool's outputSchema
-    data = payload(result)
-    assert result.is_error is False, data
-    return data
-
-
-async def refused(client, tool: str, arguments: dict, code: int, field: str | None) -> dict:
-    result = await client.call_tool(tool, arguments)
-    data = payload(result)
-    assert result.is_error is True and data["success"] is False, data
-    error = data["error"]
-    assert error["code"] == code and error["data"]["field"] == field, error
-    assert error["message"].strip() and error["data"]["suggestion"].strip()
-    assert "Traceback" not in json.dumps(error)
-    return error
 
 
 def refs(node) -> list[str]:

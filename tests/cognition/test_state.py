@@ -11,7 +11,11 @@ from django.test.utils import CaptureQueriesContext
 from apps.cognition.limits import Johari, Stage
 from apps.cognition.models import CurationTask, Event, SessionItem
 from apps.cognition.selectors.state import (
-    SCALING_OPERATION, homeostasis_get, johari_of, neuromodulation_get, utl_status_get,
+    SCALING_OPERATION,
+    homeostasis_get,
+    johari_of,
+    neuromodulation_get,
+    utl_status_get,
 )
 from apps.cognition.services.inbox import task_open
 from apps.cognition.state_answers import homeostasis_answer, neuromodulation_answer, utl_status_answer
@@ -23,11 +27,6 @@ from tests.cognition.support import new_session, set_state, staging_graph
 pytestmark = pytest.mark.django_db
 
 BASE = "/api/v1/cognition"
-
-
-@pytest.fixture
-def bob_api(other_user, api_client_for):
-    return api_client_for(other_user)
 
 
 # --- utl_status -----------------------------------------------------------------------------------------------
