@@ -22,6 +22,7 @@ import uuid
 from collections import defaultdict
 
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -226,14 +227,18 @@ def link(ctx: Context, cursor, size: int) -> Work:
 
 # --- nrem_dedupe --------------------------------------------------------------------------------------------------
 
-def _candidates(ctx: Context, cursor, size: int) -> list[str]:
-    nodes = Memory.objects.filter(owner=ctx.owner, cube_id__in=ctx.cube_ids, deleted_at__isnull=True,
-                                  kind__in=MERGEABLE_KINDS, created_at__lt=ctx.windows["started"])
+def _candidates(ctx: Context, cursor, size: int) -> list[tuple[str, bool]]:
+    """The next ``size`` nodes as they stood when the run started, each with whether it is still live: a node this
+    run merged away stays in the set, so the count compared does not depend on the order of random ids."""
+    started = ctx.windows["started"]
+    nodes = Memory.objects.filter(Q(deleted_at__isnull=True) | Q(deleted_at__gte=started), owner=ctx.owner,
+                                  cube_id__in=ctx.cube_ids, kind__in=MERGEABLE_KINDS, created_at__lt=started)
     if ctx.windows.get("dedupe_since"):
         nodes = nodes.filter(updated_at__gte=ctx.windows["dedupe_since"])
     if cursor:
         nodes = nodes.filter(pk__gt=cursor)
-    return [str(pk) for pk in nodes.order_by("pk").values_list("pk", flat=True)[:size]]
+    return [(str(pk), deleted is None)
+            for pk, deleted in nodes.order_by("pk").values_list("pk", "deleted_at")[:size]]
 
 
 def _nearest(ctx: Context, candidates: list[str]) -> dict[str, list[tuple[str, float]]]:
@@ -280,15 +285,16 @@ def _name(sources: list[Memory]) -> str:
 
 
 def dedupe(ctx: Context, cursor, size: int) -> Work:
-    candidates = _candidates(ctx, cursor, size)
-    work = Work(items=len(candidates), cursor=candidates[-1] if candidates else cursor)
-    work.done = len(candidates) < size
-    if not candidates:
+    batch = _candidates(ctx, cursor, size)
+    work = Work(items=len(batch), cursor=batch[-1][0] if batch else cursor)
+    work.done = len(batch) < size
+    if not batch:
         if cursor is None:
             work.notes.append("NREM dedupe: no memory or summary node changed since the last dream.")
         return work
-    work.counters["nodes_compared"] += len(candidates)
-    nearest = _nearest(ctx, candidates)
+    work.counters["nodes_compared"] += len(batch)
+    candidates = [node for node, live in batch if live]
+    nearest = _nearest(ctx, candidates) if candidates else {}
     gone: set[str] = set()
     proposals: dict[tuple[str, str], Proposal] = {}
     merges = []
