@@ -18,6 +18,9 @@ class GraphEvent(models.Model):
         MEMORIES_MERGED = "memories.merged", "Memories merged"
         MEMORY_FORGOTTEN = "memory.forgotten", "Memory forgotten"
         UNDO_APPLIED = "undo.applied", "Undo applied"
+        DREAM_PROGRESS = "dream.progress", "Dream progress"
+        DREAM_CHANGED = "dream.changed", "Dream changed the graph"
+        GARDENER_CHANGED = "gardener.changed", "Gardener changed the graph"
 
     id = models.BigAutoField(primary_key=True)
     cube = models.ForeignKey("cubes.Cube", on_delete=models.CASCADE, related_name="graph_events")
