@@ -5,7 +5,8 @@ links both ways (type, weight, traversal count, timestamps, link id), its NodePr
 Django's serializer writes rows, plus the rows the operation made (a merged node). An operation that only links (a
 merge declined because the priors disagree: its relational edges) keeps just the links it overwrote and the ids of
 those it made. A dream's (services/dream/) keeps the links it changed as they were before, the ids of those it made,
-the snapshots of the merges it made (whose own undos it covers) and the cubes it wrote. Rows are put back with the
+the snapshots of the merges it made (whose own undos it covers), the summaries it rewrote as they were, the
+scratchpad items it committed and the cubes it wrote. Rows are put back with the
 deserializer's raw save, which keeps every field as it was (auto_now timestamps included): the restored rows equal
 the snapshot field by field. A snapshot is reached by its unguessable reversal hash, by its owner only, once, until
 it expires (UNDO_RETENTION_DAYS). In curator mode (the admin's, services/curators.py) a curator applies an owner's
@@ -28,7 +29,9 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.cognition.limits import UNDO_RETENTION_DAYS
 from apps.cognition.lineage import changes_by
-from apps.cognition.models import Annotation, BlindSpot, ConsolidationRun, NodeProfile, Tombstone, UndoEntry
+from apps.cognition.models import (
+    Annotation, BlindSpot, ConsolidationRun, NodeProfile, ScratchpadItem, Tombstone, UndoEntry,
+)
 from apps.cognition.services.curators import curator_scope
 from apps.core.exceptions import Conflict, InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
@@ -43,7 +46,7 @@ SNAPSHOT_VERSION = 1
 _GENERATED = {"search_vector"}
 # The row sets of a snapshot, in the order they are put back (each after the rows it refers to).
 _ROWS = (("memories", Memory), ("vectors", MemoryVector), ("profiles", NodeProfile), ("links", MemoryLink),
-         ("annotations", Annotation))
+         ("annotations", Annotation), ("scratchpad", ScratchpadItem))
 
 
 def retention_deadline(now: datetime | None = None) -> datetime:
@@ -70,6 +73,11 @@ def _rows(queryset) -> list[dict]:
 def link_rows(link_ids) -> list[dict]:
     """These links as a snapshot keeps them (a dream snapshots each link before its first change)."""
     return _rows(MemoryLink.objects.filter(pk__in=list(link_ids)).order_by("pk"))
+
+
+def scratchpad_rows(item_ids) -> list[dict]:
+    """These scratchpad items as a snapshot keeps them (a dream commits them to the graph and removes them)."""
+    return _rows(ScratchpadItem.objects.filter(pk__in=list(item_ids)).order_by("pk"))
 
 
 def snapshot_take(memory_ids: list) -> dict:
@@ -304,7 +312,7 @@ def _execute(owner: User, by: User, entry: UndoEntry, plan: UndoPlan) -> None:
         row["fields"]["reference"] for row in snapshot["annotations"] if row["fields"].get("reference")
     }).values_list("pk", flat=True))
     for name, _ in _ROWS:
-        rows = snapshot[name]
+        rows = snapshot.get(name, [])  # a snapshot made before a row set existed has none of it
         if name == "links":
             rows = [row for row in rows if row["fields"]["source"] in present and row["fields"]["target"] in present]
         if name == "annotations":  # a referenced node that is gone for good leaves the note without its reference

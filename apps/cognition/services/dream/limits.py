@@ -32,6 +32,21 @@ TASK_COSINE = 0.90
 # Neighbours compared per node when looking for near-duplicates.
 DEDUPE_NEIGHBOURS = 5
 
+# Clusters: components of the kNN graph (each node's CLUSTER_NEIGHBOURS nearest in its cube, joined at cosine >=
+# CLUSTER_COSINE) of at least CLUSTER_MIN_NODES memory or summary nodes get an extractive summary node, each member
+# linked to it by a hierarchical edge (weight: the member's cosine to the summary). A dream summary whose members
+# overlap a new cluster by SUMMARY_OVERLAP (Jaccard) or more is rewritten in place instead.
+CLUSTER_COSINE = 0.75
+CLUSTER_NEIGHBOURS = 5
+CLUSTER_MIN_NODES = 3
+SUMMARY_OVERLAP = 0.6
+# The summary's text: the members' best sentences (distill.py, structured), at most this many tokens.
+SUMMARY_TOKENS = 256
+# At most this many kNN pairs a run (kept in the checkpoint until the clusters are drawn from them).
+CLUSTER_PAIRS_MAX = 50_000
+# The memory metadata key that marks a dream's summary (its run and member count).
+SUMMARY_MARK = "dream_summary"
+
 # --- REM: random walks from sparse regions, each ending in a real (unreinforced) retrieval -----------------------
 # Walks start at the owner's nodes with the fewest links (this many, fixed when the phase begins).
 REM_START_NODES = 500
@@ -54,8 +69,9 @@ REM_SHORTCUT_WALKS = 5
 REM_SHORTCUT_FACTOR = 1.5
 REM_SHORTCUT_MAX = 0.9
 
+NREM_STEPS = ("nrem_replay", "nrem_link", "nrem_dedupe", "nrem_summarise", "nrem_commit")
 PHASES = {
-    "nrem": ("nrem_replay", "nrem_link", "nrem_dedupe"),
+    "nrem": NREM_STEPS,
     "rem": ("rem",),
-    "full_cycle": ("nrem_replay", "nrem_link", "nrem_dedupe", "rem"),
+    "full_cycle": (*NREM_STEPS, "rem"),
 }

@@ -30,7 +30,7 @@ from apps.cognition.models import CgSession, CurationTask, NodeProfile, SessionI
 from apps.cognition.services.curation import MERGEABLE_KINDS, nodes_merge, priors_check
 from apps.cognition.services.dream.limits import (
     CO_ACTIVATION_WEIGHT, CO_ACTIVATIONS_TO_LINK, DEDUPE_NEIGHBOURS, HEBB_DECAY, LINK_PAIRS_MAX, MERGE_COSINE,
-    TASK_COSINE, WEIGHT_CEILING, WEIGHT_FLOOR,
+    SUMMARY_MARK, TASK_COSINE, WEIGHT_CEILING, WEIGHT_FLOOR,
 )
 from apps.cognition.services.dream.work import Context, Work, pair
 from apps.cognition.services.inbox import Proposal, tasks_open
@@ -48,7 +48,7 @@ def hebbian(weight: float, a_i: float, a_j: float, eta: float) -> float:
     return min(WEIGHT_CEILING, max(WEIGHT_FLOOR, weight * (1 - HEBB_DECAY) + eta * a_i * a_j))
 
 
-def _owned(ctx: Context, node_ids) -> set[str]:
+def dreamable(ctx: Context, node_ids) -> set[str]:
     """Those of the nodes the dream may change: live, the owner's, in a cube the owner may write."""
     valid = []
     for node_id in node_ids:
@@ -89,7 +89,7 @@ def replay(ctx: Context, cursor, size: int) -> Work:
             work.notes.append("NREM replay: no session item since the last dream, so nothing was replayed (a dream "
                               "replays what Context Graph's queries and stores activated).")
         return work
-    owned = _owned(ctx, {entry.get("node_id") for _, activated, _ in items for entry in activated
+    owned = dreamable(ctx, {entry.get("node_id") for _, activated, _ in items for entry in activated
                          if isinstance(entry, dict)})
     occurrences = []
     for _, activated, when in items:
@@ -205,7 +205,7 @@ def link(ctx: Context, cursor, size: int) -> Work:
                           "times or more.")
     if not chunk:
         return work
-    owned = _owned(ctx, {node for a, b, _, _ in chunk for node in (a, b)})
+    owned = dreamable(ctx, {node for a, b, _, _ in chunk for node in (a, b)})
     wanted = [(a, b, count, when) for a, b, count, when in chunk if a in owned and b in owned]
     ends = {node for a, b, _, _ in wanted for node in (a, b)}
     linked = {pair(source, target) for source, target in MemoryLink.objects.filter(
@@ -241,23 +241,26 @@ def _candidates(ctx: Context, cursor, size: int) -> list[tuple[str, bool]]:
             for pk, deleted in nodes.order_by("pk").values_list("pk", "deleted_at")[:size]]
 
 
-def _nearest(ctx: Context, candidates: list[str]) -> dict[str, list[tuple[str, float]]]:
-    """Each candidate's nearest mergeable nodes of the owner in its cube at cosine >= TASK_COSINE, best first: one
-    statement, exact when the owner has at most EXACT_SCOPE_MEMORIES live nodes, else through HNSW."""
+def nearest(ctx: Context, candidates: list[str], *, floor: float = TASK_COSINE, k: int = DEDUPE_NEIGHBOURS,
+            without_summaries: bool = False) -> dict[str, list[tuple[str, float]]]:
+    """Each candidate's ``k`` nearest mergeable nodes of the owner in its cube at cosine >= ``floor``, best first
+    (``without_summaries``: dream summaries are no one's neighbour): one statement, exact when the owner has at most
+    EXACT_SCOPE_MEMORIES live nodes, else through HNSW."""
     memory, vector = Memory._meta.db_table, MemoryVector._meta.db_table
     scope = Memory.objects.filter(owner=ctx.owner, cube_id__in=ctx.cube_ids, deleted_at__isnull=True)
     exact = scope[:EXACT_SCOPE_MEMORIES + 1].count() <= EXACT_SCOPE_MEMORIES
-    nearest = (f"SELECT v.memory_id, v.embedding <=> c.embedding AS distance FROM {vector} v "
-               f"JOIN {memory} m ON m.id = v.memory_id WHERE m.cube_id = cm.cube_id AND m.owner_id = %(owner)s "
-               f"AND m.deleted_at IS NULL AND m.kind = ANY(%(kinds)s) AND v.memory_id <> c.memory_id")
+    near_sql = (f"SELECT v.memory_id, v.embedding <=> c.embedding AS distance FROM {vector} v "
+                f"JOIN {memory} m ON m.id = v.memory_id WHERE m.cube_id = cm.cube_id AND m.owner_id = %(owner)s "
+                f"AND m.deleted_at IS NULL AND m.kind = ANY(%(kinds)s) AND v.memory_id <> c.memory_id"
+                + (" AND NOT (m.metadata ? %(mark)s)" if without_summaries else ""))
     if exact:  # OFFSET 0 keeps the comparison exact, off the index
-        nearest = f"SELECT * FROM ({nearest} OFFSET 0) compared"
+        near_sql = f"SELECT * FROM ({near_sql} OFFSET 0) compared"
     sql = (f"SELECT c.memory_id::text, n.memory_id::text, 1 - n.distance FROM {vector} c "
            f"JOIN {memory} cm ON cm.id = c.memory_id "
-           f"CROSS JOIN LATERAL ({nearest} ORDER BY distance LIMIT %(k)s) n "
+           f"CROSS JOIN LATERAL ({near_sql} ORDER BY distance LIMIT %(k)s) n "
            f"WHERE c.memory_id = ANY(%(ids)s::uuid[]) AND 1 - n.distance >= %(floor)s")
-    params = {"owner": ctx.owner.pk, "kinds": list(MERGEABLE_KINDS), "k": DEDUPE_NEIGHBOURS, "ids": candidates,
-              "floor": TASK_COSINE}
+    params = {"owner": ctx.owner.pk, "kinds": list(MERGEABLE_KINDS), "k": k, "ids": candidates, "floor": floor,
+              "mark": SUMMARY_MARK}
     if exact:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
@@ -294,14 +297,14 @@ def dedupe(ctx: Context, cursor, size: int) -> Work:
         return work
     work.counters["nodes_compared"] += len(batch)
     candidates = [node for node, live in batch if live]
-    nearest = _nearest(ctx, candidates) if candidates else {}
+    nearest_nodes = nearest(ctx, candidates) if candidates else {}
     gone: set[str] = set()
     proposals: dict[tuple[str, str], Proposal] = {}
     merges = []
     for candidate in candidates:
         if candidate in gone:
             continue
-        near = [(node, cosine) for node, cosine in nearest.get(candidate, ()) if node not in gone]
+        near = [(node, cosine) for node, cosine in nearest_nodes.get(candidate, ()) if node not in gone]
         for node, cosine in near:
             if cosine <= MERGE_COSINE:
                 proposals.setdefault(pair(candidate, node), Proposal(

@@ -8,7 +8,9 @@ from apps.cognition.services.dream.limits import PHASES
 
 # Counters that count changes to the graph (the others count work): a run with none of them changed nothing.
 CHANGES = ("edges_strengthened", "edges_weakened", "edges_reactivated", "edges_pruned", "new_edges_created", "merges",
-           "tasks_opened", "blind_spots_discovered", "leaps_linked", "shortcuts_created")
+           "tasks_opened", "summaries_created", "summaries_updated", "summary_edges_created", "summary_edges_removed",
+           "summary_edges_reweighted", "thoughts_committed", "blind_spots_discovered", "leaps_linked",
+           "shortcuts_created")
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.cognition.models import ConsolidationRun, Event, SessionItem, UndoEntry
-from apps.cognition.services.dream import nrem, rem
+from apps.cognition.services.dream import clusters, commit, nrem, rem
 from apps.cognition.services.dream.limits import (
     BATCH_ITEMS, DREAM_MINUTES, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES, SYNTHETIC_QUERIES,
 )
@@ -48,11 +48,15 @@ logger = logging.getLogger(__name__)
 
 Status = ConsolidationRun.Status
 # Each phase's batch: (context, cursor, size) -> Work.
-BATCHES = {"nrem_replay": nrem.replay, "nrem_link": nrem.link, "nrem_dedupe": nrem.dedupe, "rem": rem.dream_walks}
-ROW_SETS = ("memories", "vectors", "profiles", "links", "annotations")
+BATCHES = {"nrem_replay": nrem.replay, "nrem_link": nrem.link, "nrem_dedupe": nrem.dedupe,
+           "nrem_summarise": clusters.summarise, "nrem_commit": commit.commit_thoughts, "rem": rem.dream_walks}
+ROW_SETS = ("memories", "vectors", "profiles", "links", "annotations", "scratchpad")
 COUNTERS = ("items", "batches", "items_replayed", "edges_strengthened", "edges_weakened", "edges_reactivated",
             "edges_pruned", "pairs_examined", "new_edges_created", "nodes_compared", "merges", "nodes_merged",
-            "tasks_opened", "walks", "blind_spots_discovered", "leaps_linked", "shortcuts_created")
+            "tasks_opened", "nodes_clustered", "clusters_examined", "summaries_created", "summaries_updated",
+            "summaries_unchanged", "summary_edges_created", "summary_edges_removed", "summary_edges_reweighted",
+            "thoughts_examined", "thoughts_committed", "walks", "blind_spots_discovered", "leaps_linked",
+            "shortcuts_created")
 
 
 def learning_rate(owner: User) -> tuple[float, float]:
@@ -253,6 +257,7 @@ def _context(state: _Running, checkpoint: dict) -> Context:
     return Context(run=state.run, owner=state.run.owner, cube_ids=state.cube_ids, eta=checkpoint["eta"],
                    windows=checkpoint["windows"], state=checkpoint.get("state") or {},
                    seen_links={row["pk"] for row in snapshot["links"]}, made_links=set(snapshot["made"]["links"]),
+                   seen_memories={str(row["pk"]) for row in snapshot["memories"]} | set(snapshot["made"]["memories"]),
                    changed_pairs={pair(row["fields"]["source"], row["fields"]["target"]) for row in snapshot["links"]})
 
 
@@ -295,15 +300,16 @@ def _batch(state: _Running, size: int) -> Work:
 def _fold(state: _Running, work: Work) -> dict:
     """The run's snapshot with the batch's first changes in it: each row as it was before the run first changed it,
     never a row the run made itself. The same dict when the batch changed nothing."""
-    if not (work.link_rows or work.made_links or work.merges):
+    if not (work.link_rows or work.made_links or work.merges or work.made_memories or work.rows):
         return state.snapshot
     snapshot = copy.deepcopy(state.snapshot)
     made = snapshot["made"]
     made["links"] = sorted(set(made["links"]) | set(work.made_links))
     merged = [UndoEntry.objects.get(pk=reversal_hash).snapshot for reversal_hash in work.merges]
-    made["memories"] = sorted(set(made["memories"]) | {str(pk) for one in merged for pk in one["made"]["memories"]})
+    made["memories"] = sorted(set(made["memories"]) | set(work.made_memories)
+                              | {str(pk) for one in merged for pk in one["made"]["memories"]})
     made_memories, made_links = set(made["memories"]), set(made["links"])
-    kept = {name: {row["pk"] for row in snapshot[name]} for name in ROW_SETS}
+    kept = {name: {row["pk"] for row in snapshot.setdefault(name, [])} for name in ROW_SETS}
 
     def add(name: str, rows: list[dict]) -> None:
         for row in rows:
@@ -316,9 +322,9 @@ def _fold(state: _Running, work: Work) -> dict:
             kept[name].add(row["pk"])
 
     add("links", work.link_rows)
-    for one in merged:
+    for one in [*merged, *work.rows]:
         for name in ROW_SETS:
-            add(name, one[name])
+            add(name, one.get(name, []))
     snapshot["covers"] = [*snapshot["covers"], *work.merges]
     snapshot["cubes"] = sorted(set(snapshot["cubes"]) | {
         str(cube) for cube in Memory.objects.filter(pk__in=work.touched).values_list("cube_id", flat=True)})

@@ -21,6 +21,9 @@ class Work:
     done: bool = False
     link_rows: list[dict] = field(default_factory=list)
     made_links: list[int] = field(default_factory=list)
+    # Memories it made (summaries, committed thoughts), and snapshots (undo.snapshot_take) of rows it changed.
+    made_memories: list[str] = field(default_factory=list)
+    rows: list[dict] = field(default_factory=list)
     merges: list[str] = field(default_factory=list)
     counters: Counter = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
@@ -34,7 +37,8 @@ class Work:
 
     @property
     def changed(self) -> bool:
-        return bool(self.touched or self.merges or self.detail.get("tasks") or self.detail.get("blind_spots"))
+        return bool(self.touched or self.merges or self.made_memories or self.detail.get("tasks")
+                    or self.detail.get("blind_spots"))
 
 
 @dataclass
@@ -51,6 +55,8 @@ class Context:
     # Links snapshotted already (changed or removed earlier in the run) and links the run made.
     seen_links: set[int]
     made_links: set[int]
+    # Memories whose rows the run's snapshot holds already (as they were) or that the run made.
+    seen_memories: set[str]
     # Unordered node pairs whose links the run changed or removed.
     changed_pairs: set[tuple[str, str]]
 
