@@ -91,3 +91,15 @@ def undo_applied(restored: list[Memory], removed_ids: list, operation: str) -> d
     nodes, edges = _node_with_edges(restored)
     return {"operation": operation, "nodes": nodes, "edges": edges,
             "removed": [str(memory_id) for memory_id in removed_ids]}
+
+def dream_progress(*, run_id, status: str, phase: str | None, batch: int, counters: dict) -> dict:
+    """Where a dream stands after a batch (or as it stops): its step, the batch's number and the run's counters."""
+    return {"dream_run_id": str(run_id), "status": status, "phase": phase, "batch": batch, "counters": counters}
+
+def dream_changed(*, run_id, phase: str, batch: int, nodes: list[Memory], relinked: list[Memory]) -> dict:
+    """What one batch of a dream changed in a cube: ``nodes`` it made or rewrote (upserted), and each ``relinked``
+    node's outgoing edges, which replace the node's outgoing edges as memory.relinked's do (a merge's nodes come
+    and go by its own memories.merged)."""
+    return {"dream_run_id": str(run_id), "phase": phase, "batch": batch,
+            "nodes": [node_payload(memory) for memory in nodes],
+            "relinked": [memory_relinked(memory) for memory in relinked]}

@@ -15,6 +15,10 @@ import { Layout, seedPosition } from "./layout.js";
 import { LiveFeed } from "./live.js";
 import { Panel } from "./panel.js";
 
+const DREAM_STEPS = {
+  nrem_replay: "NREM replay", nrem_link: "NREM link", nrem_dedupe: "NREM dedupe",
+  nrem_summarise: "NREM summaries", nrem_commit: "NREM scratchpad", rem: "REM",
+};
 const FLASH_MS = 3000;
 const DEFAULT_LIMIT = "5000";
 const BIG_GRAPH_EDGES = 10000;
@@ -206,6 +210,12 @@ class GraphApp {
     } else if (kind === "undo.applied") {
       for (const id of payload.removed) changed.push(...this.removeNode(id));
       for (const node of payload.nodes) changed.push(...this.restoreNode(node, payload.edges));
+    } else if (kind === "dream.changed") {
+      // A dream's batch: the nodes it made or rewrote, then each changed node's outgoing edges (as memory.relinked).
+      for (const node of payload.nodes) changed.push(...this.updateNode(node));
+      for (const entry of payload.relinked) changed.push(entry.id, ...this.replaceOutgoing(entry.id, entry.outgoing_edges));
+    } else if (kind === "dream.progress") {
+      this.dreamProgress(payload);
     }
     this.eventsApplied += 1;
     if (this.capped) this.recountSoon();
@@ -584,6 +594,20 @@ class GraphApp {
       group("Size", [h("span", { class: "legend-item" }, this.sizeMode), h("span", { class: "legend-item muted" }, "· link width: weight")]),
       group("", [h("span", { class: "legend-item" }, h("span", { class: "legend-dot", style: `background:${HIGHLIGHT}` }), "just changed")]),
     );
+  }
+
+  // One quiet line beside the count while a dream works; it says how the dream ended, then goes.
+  dreamProgress(progress) {
+    const element = $("graph-dream");
+    const step = DREAM_STEPS[progress.phase] || progress.phase || "";
+    clearTimeout(this.dreamTimer);
+    if (progress.status === "running") {
+      element.textContent = `· Dreaming: ${step}, batch ${progress.batch}`;
+    } else {
+      element.textContent = `· Dream ${progress.status.replace("_", " ")} after ${progress.batch} batch${progress.batch === 1 ? "" : "es"}`;
+      this.dreamTimer = setTimeout(() => { element.hidden = true; }, 8000);
+    }
+    element.hidden = false;
   }
 
   toast(text, error = false) {

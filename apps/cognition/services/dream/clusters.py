@@ -258,4 +258,5 @@ def _told(ctx: Context, work: Work, summary: Memory, group: list[str], *, made: 
     work.detail.setdefault("summaries", []).append(
         {"summary_id": summary_id, "members": group, "made": made, "departed": list(departed)})
     work.touched |= {summary_id, *group, *departed}
+    work.redrawn.add(summary_id)
     work.relinked |= set(group) | set(departed)

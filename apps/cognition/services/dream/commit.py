@@ -58,6 +58,7 @@ def commit_thoughts(ctx: Context, cursor, size: int) -> Work:
                           "quarantined": stored.quarantined})
         work.made_memories.append(str(stored.memory.pk))
         work.touched.add(str(stored.memory.pk))
+        work.redrawn.add(str(stored.memory.pk))
         item.delete()
     work.rows.append({"scratchpad": [before[entry["scratchpad_item"]] for entry in committed]})
     work.counters["thoughts_committed"] += len(committed)

@@ -21,7 +21,7 @@ import logging
 import secrets
 import time
 import uuid
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -41,6 +41,7 @@ from apps.cognition.services.sessions import session_get
 from apps.cognition.services.undo import SNAPSHOT_VERSION, undo_apply, undo_record
 from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound, Unavailable
 from apps.cubes.access import cube_ids_writable
+from apps.cubes.models import Cube
 from apps.graph import events
 from apps.memories.models import Memory
 
@@ -189,6 +190,8 @@ class _Running:
     token: str
     snapshot: dict
     cube_ids: list[str]
+    # The owner's own cubes among them: each batch's dream.progress goes to these.
+    own_cube_ids: list[str]
 
 
 def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
@@ -207,8 +210,9 @@ def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
             return _stop(run, token, Status.ROLLED_BACK, "undone", ["The dream was undone: it stops."])
         return _stop(run, token, Status.COMPLETED, "expired",
                      ["The dream's undo expired before it finished: it stops where it was, and is no longer undoable."])
-    state = _Running(run=run, token=token, snapshot=entry.snapshot,
-                     cube_ids=[str(pk) for pk in cube_ids_writable(actor=run.owner).values_list("id", flat=True)])
+    cube_ids = [str(pk) for pk in cube_ids_writable(actor=run.owner).values_list("id", flat=True)]
+    state = _Running(run=run, token=token, snapshot=entry.snapshot, cube_ids=cube_ids,
+                     own_cube_ids=_own_cubes(run.owner, cube_ids))
     begun = clock()
     done_here = 0
     try:
@@ -286,6 +290,8 @@ def _batch(state: _Running, size: int) -> Work:
                 checkpoint["state"] = work.state
         if work.changed:
             _record(run, phase, counters["batches"], work)
+        _progress(run.pk, state.own_cube_ids, status=Status.RUNNING, phase=phase, batch=counters["batches"],
+                  counters=dict(counters))
         progress = {**run.progress, "batches": counters["batches"], "items": counters["items"], "phase": phase}
         notes = [*run.notes, *work.notes]
         # Last: the run's row is locked only while the batch commits, so a query waking it never waits long.
@@ -332,8 +338,9 @@ def _fold(state: _Running, work: Work) -> dict:
 
 
 def _record(run: ConsolidationRun, phase: str, batch: int, work: Work) -> None:
-    """The batch as one Event on the nodes it touched (the run's reversal hash undoes it), and the changed nodes'
-    outgoing links on the live graph (merges publish their own)."""
+    """The batch as one Event on the nodes it touched (the run's reversal hash undoes it), and as a dream.changed on
+    the live graph of each cube it touched: the nodes it made or rewrote, and the outgoing links of those whose
+    outgoing links changed (merges publish their own)."""
     Event.objects.create(owner=run.owner, actor=None, actor_label="dream", action=Event.Action.DREAMED,
                          node_ids=sorted(work.touched), reversal_hash=run.reversal_hash,
                          detail={"dream_run_id": str(run.pk), "phase": phase, "batch": batch, **work.detail,
@@ -341,8 +348,27 @@ def _record(run: ConsolidationRun, phase: str, batch: int, work: Work) -> None:
     if work.merges:
         ConsolidationRun.objects.filter(pk=run.pk).update(merge_hashes=[*run.merge_hashes, *work.merges])
         run.merge_hashes = [*run.merge_hashes, *work.merges]
-    for memory in Memory.objects.filter(pk__in=work.relinked, deleted_at__isnull=True):
-        events.publish_after_commit(events.Kind.MEMORY_RELINKED, memory.cube_id, events.memory_relinked(memory))
+    shown = {str(memory.pk): memory for memory in Memory.objects.filter(
+        pk__in=work.relinked | work.redrawn, deleted_at__isnull=True)}
+    by_cube: dict[str, list[Memory]] = defaultdict(list)
+    for memory in shown.values():
+        by_cube[str(memory.cube_id)].append(memory)
+    for cube_id, memories in sorted(by_cube.items()):
+        memories.sort(key=lambda memory: str(memory.pk))
+        events.publish_after_commit(events.Kind.DREAM_CHANGED, cube_id, events.dream_changed(
+            run_id=run.pk, phase=phase, batch=batch,
+            nodes=[memory for memory in memories if str(memory.pk) in work.redrawn],
+            relinked=[memory for memory in memories if str(memory.pk) in work.relinked | work.redrawn]))
+
+
+def _own_cubes(owner: User, cube_ids: list[str]) -> list[str]:
+    return sorted(str(pk) for pk in Cube.objects.filter(pk__in=cube_ids, owner=owner).values_list("pk", flat=True))
+
+
+def _progress(run_id, cube_ids: list[str], **progress) -> None:
+    for cube_id in cube_ids:
+        events.publish_after_commit(events.Kind.DREAM_PROGRESS, cube_id,
+                                    events.dream_progress(run_id=run_id, **progress))
 
 
 def _summary(checkpoint: dict) -> list[str]:
@@ -371,9 +397,13 @@ def _stop(run: ConsolidationRun, token: str, status: str, reason: str, notes: li
     progress = {**fresh.progress, "stop_reason": reason,
                 "duration_ms": int(fresh.progress.get("duration_ms", 0) + elapsed * 1000),
                 "last_duration_ms": int(elapsed * 1000)}
-    ConsolidationRun.objects.filter(pk=run.pk, lease_owner=token).update(
-        status=status, lease_owner="", progress=progress, notes=[*fresh.notes, *notes], updated_at=now,
-        finished_at=now if status in (Status.COMPLETED, Status.ROLLED_BACK) else None)
+    if ConsolidationRun.objects.filter(pk=run.pk, lease_owner=token).update(
+            status=status, lease_owner="", progress=progress, notes=[*fresh.notes, *notes], updated_at=now,
+            finished_at=now if status in (Status.COMPLETED, Status.ROLLED_BACK) else None):
+        checkpoint = fresh.checkpoint
+        _progress(run.pk, _own_cubes(run.owner, [str(pk) for pk in cube_ids_writable(actor=run.owner).values_list(
+            "id", flat=True)]), status=status, phase=checkpoint.get("phase"),
+            batch=checkpoint.get("counters", {}).get("batches", 0), counters=checkpoint.get("counters", {}))
     return ConsolidationRun.objects.get(pk=run.pk)
 
 

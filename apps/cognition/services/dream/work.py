@@ -30,6 +30,8 @@ class Work:
     # Nodes whose links changed (the batch's Event names them), and those whose outgoing links did (live graph).
     touched: set[str] = field(default_factory=set)
     relinked: set[str] = field(default_factory=set)
+    # Nodes made or rewritten (the live graph redraws them).
+    redrawn: set[str] = field(default_factory=set)
     # What changed, for the batch's Event: {"reweighted": [[source, target, before, after]], ...}.
     detail: dict = field(default_factory=dict)
     # The phase's own state for its next batch (None: unchanged).
