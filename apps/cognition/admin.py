@@ -6,10 +6,13 @@ import json
 
 from django.contrib import admin
 
+from apps.cognition.dream_answers import dream_steps
 from apps.cognition.models import (
-    Annotation, CgSession, CurationTask, Event, NodeProfile, ScratchpadItem, SessionItem, Tombstone, UndoEntry,
+    Annotation, CgSession, ConsolidationRun, CurationTask, Event, NodeProfile, ScratchpadItem, SessionItem, Tombstone,
+    UndoEntry,
 )
 from apps.cognition.services.decisions import task_approve, task_reject
+from apps.cognition.services.dream import dream_interrupt
 from apps.cognition.services.quarantine import node_release
 from apps.cognition.services.scratchpad import scratchpad_clear
 from apps.cognition.services.undo import node_restore, undo_apply, undo_plan
@@ -242,3 +245,47 @@ class ScratchpadItemAdmin(ReadOnlyAdmin):
         keys = {pk: (session_id, agent_id) for (_, session_id, agent_id), pk in pads.items()}
         run_for_each(self, request, queryset.filter(pk__in=keys), lambda pk: scratchpad_clear(
             actor=request.user, session_id=keys[pk][0], agent_id=keys[pk][1], curator=True), "Cleared the pads of")
+
+
+@admin.register(ConsolidationRun)
+class ConsolidationRunAdmin(ReadOnlyAdmin):
+    list_display = ("id", "owner", "phase", "status", "current_step", "batches", "stop_reason", "created_at",
+                    "finished_at")
+    list_filter = ("status", "phase", "owner")
+    list_select_related = ("owner",)
+    search_fields = ("id", "reversal_hash")
+    date_hierarchy = "created_at"
+    actions = ["interrupt", "undo"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return (*super().get_readonly_fields(request, obj), "steps")
+
+    @admin.display(description="step")
+    def current_step(self, run):
+        return run.checkpoint.get("phase") or "-"
+
+    @admin.display(description="batches")
+    def batches(self, run):
+        return run.progress.get("batches", 0)
+
+    @admin.display(description="stopped because")
+    def stop_reason(self, run):
+        return run.progress.get("stop_reason", "-")
+
+    @admin.display(description="steps (batches, items)")
+    def steps(self, run):
+        return "; ".join(f"{step['label']}: {step['state']} ({step['batches']}, {step['items']})"
+                         for step in dream_steps(run))
+
+    @admin.action(description="Interrupt the selected dreams (they stop at their next batch, resumable)",
+                  permissions=["change"])
+    def interrupt(self, request, queryset):
+        run_for_each(self, request, queryset,
+                     lambda pk: dream_interrupt(actor=request.user, run_id=pk, curator=True), "Interrupted")
+
+    @admin.action(description="Undo the selected dreams (everything each changed, by its reversal hash)",
+                  permissions=["change"])
+    def undo(self, request, queryset):
+        hashes = dict(queryset.values_list("pk", "reversal_hash"))
+        run_for_each(self, request, queryset, lambda pk: undo_apply(
+            actor=request.user, reversal_hash=hashes[pk], preview=False, curator=True), "Undid")

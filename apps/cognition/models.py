@@ -299,6 +299,8 @@ class ConsolidationRun(TimeStampedModel):
     abort_on_query = models.BooleanField(default=True)
     # Set by a query of the owner (any edge) while the run is running; the run stops at its next batch.
     abort_requested_at = models.DateTimeField(null=True, blank=True)
+    # Set by its owner's interrupt (a page, REST, the admin) whatever abort_on_query says; it stops the same way.
+    interrupt_requested_at = models.DateTimeField(null=True, blank=True)
     # {"phase", "cursor", "counters", "phases_done", "windows"}: where the next batch starts.
     checkpoint = models.JSONField(default=dict)
     lease_owner = models.CharField(max_length=64, blank=True)

@@ -32,6 +32,12 @@ def dream_run(run_id: str) -> dict:
     return {"dream_run_id": str(run.pk), "status": run.status, "progress": run.progress}
 
 
+def dream_queue(run: ConsolidationRun) -> ConsolidationRun:
+    """Hand a triggered (queued) run to the worker; the edges that start a dream in the background call this."""
+    dream_run.delay(str(run.pk))
+    return ConsolidationRun.objects.get(pk=run.pk)
+
+
 @shared_task(name="cognition.benchmark_run", acks_late=True, bind=True, max_retries=None)
 def benchmark_run(self, run_id: str) -> str:
     """test_recall_accuracy's rest, after the call's inline budget: resume the run from its checkpoint and finish it.

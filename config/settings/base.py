@@ -279,6 +279,9 @@ SPECTACULAR_SETTINGS = {
         "LinkTypeEnum": "apps.memories.models.MemoryLink.LinkType",
         "CritiqueKindEnum": "apps.cognition.services.critique.KINDS",
         "MemoryKindEnum": "apps.memories.models.Memory.Kind",
+        "DreamPhaseEnum": "apps.cognition.models.ConsolidationRun.Phase",
+        "DreamStatusEnum": "apps.cognition.models.ConsolidationRun.Status",
+        "DreamStepEnum": "apps.cognition.services.dream.limits.STEPS",
     },
 }
 

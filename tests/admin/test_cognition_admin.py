@@ -147,3 +147,36 @@ def test_non_staff_are_refused_and_curating_needs_the_change_permission(client, 
         pk=alices["obsolete"].pk)) == alices["obsolete"].owner
     # An unknown row leaves the curator as they are, so the service answers not found.
     assert curator_scope(actor=curator, curator=True, rows=CurationTask.objects.filter(pk=uuid.uuid4())) == curator
+
+
+def test_dream_runs_are_listed_read_only_and_interrupted_and_undone_through_the_services(
+        admin_client_for_staff, user, client, other_user):
+    from apps.cognition.models import ConsolidationRun
+    from apps.cognition.services.dream import dream_execute, dream_interrupt, dream_trigger
+    from tests.cognition.curation_support import everything, link
+
+    a, b = nodes(user, "Alpha service owns billing.", "Beta service sends invoices.")
+    link(user, a, b, 0.5)
+    talk = CgSession.objects.create(owner=user)
+    SessionItem.objects.create(session=talk, kind="query", text="billing", vector=[1.0] + [0.0] * 383, delta_s=0.5,
+                               activated=[{"node_id": str(a.pk), "score": 0.9}, {"node_id": str(b.pk), "score": 0.6}])
+    before = everything()
+    done = dream_execute(run_id=dream_trigger(actor=user, phase="nrem").pk)
+    assert everything() != before
+    queued = dream_trigger(actor=other_user, phase="rem")
+    admin = admin_client_for_staff
+    listed = admin.get(changelist(ConsolidationRun))
+    assert {run.pk for run in listed.context["cl"].result_list} == {done.pk, queued.pk}
+    page = admin.get(change(ConsolidationRun, done.pk)).content.decode()
+    assert 'name="_save"' not in page and "NREM cluster summaries: done" in page
+    assert run_action(admin, ConsolidationRun, "interrupt", [queued]) == ["Interrupted 1 consolidation run."]
+    assert ConsolidationRun.objects.get(pk=queued.pk).status == "interrupted"
+    [refused] = run_action(admin, ConsolidationRun, "interrupt", [done])
+    assert refused.startswith("1 failed:") and "only a queued or running dream" in refused
+    assert run_action(admin, ConsolidationRun, "undo", [done]) == ["Undid 1 consolidation run."]
+    assert everything() == before and ConsolidationRun.objects.get(pk=done.pk).status == "rolled_back"
+    # Without staff status there is no admin, and no curator mode for the service either.
+    client.force_login(other_user)
+    assert client.get(changelist(ConsolidationRun)).status_code == 302
+    with pytest.raises(PermissionDenied):
+        dream_interrupt(actor=other_user, run_id=queued.pk, curator=True)

@@ -20,11 +20,12 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from apps.projects.models import Project
+from tests.memories.test_faults_worker import _close_broker_connections  # noqa: F401 (fixture: dropping the test DB)
 from tests.projects.test_api import make_episode
 
 MAX_EXAMPLES = 10
 # The operations of the schema: a new endpoint changes this count, and so cannot skip the fuzzer unnoticed.
-OPERATION_COUNT = 139
+OPERATION_COUNT = 143
 
 CONFIG = schemathesis.Config.from_dict({
     "generation": {"max-examples": MAX_EXAMPLES, "deterministic": True, "mode": "all", "database": "none"},
@@ -111,6 +112,8 @@ def world(user, other_user, make_token, monkeypatch, settings):
     # meet 409 at once instead of storing thousands of memories each.
     settings.ENGRAM_BENCHMARK_INLINE_SECONDS = 0
     benchmark = post("/api/v1/cognition/benchmarks/", {"needle_count": 5, "haystack_size": 100}, status=200)
+    # A dream queued for a worker that never comes: the fuzzer's triggers meet 409 (or resume it once interrupted).
+    dream = post("/api/v1/cognition/dreams/", {"phase": "nrem"}, status=202)
     WORLD.clear()
     WORLD.update({
         "memory_id": first["id"], "source": first["id"], "target": second["id"], "cube_id": cube["id"],
@@ -121,6 +124,7 @@ def world(user, other_user, make_token, monkeypatch, settings):
         "chat_session_id": chat["session_id"], "export_name": export["name"],
         "node_id": node["node_id"], "task_id": twin["curation_task_id"], "reversal_hash": forgotten["reversal_hash"],
         "cg_session_id": node["session_id"], "agent_id": "fuzz-agent", "run_id": benchmark["run_id"],
+        "dream_run_id": dream["dream_run_id"],
     })
     yield WORLD
     WORLD.clear()

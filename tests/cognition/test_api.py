@@ -53,6 +53,9 @@ COGNITION_OPERATIONS = {
     f"{BASE}/retrieval/compare/": {"post"},
     f"{BASE}/benchmarks/": {"post"},
     f"{BASE}/benchmarks/{{run_id}}/": {"get"},
+    f"{BASE}/dreams/": {"get", "post"},
+    f"{BASE}/dreams/{{dream_run_id}}/": {"get"},
+    f"{BASE}/dreams/{{dream_run_id}}/interrupt/": {"post"},
 }
 RATIONALE = "The team's deployment constraint found while debugging the release"
 

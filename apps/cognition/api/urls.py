@@ -1,5 +1,6 @@
 from django.urls import path
 
+from apps.cognition.api.dream_views import DreamDetailView, DreamInterruptView, DreamListView
 from apps.cognition.api.planning_views import (
     BenchmarkDetailView, BenchmarkStartView, CompareView, ReflectView, SearchPlanView,
 )
@@ -54,4 +55,7 @@ urlpatterns = [
     path("cognition/retrieval/compare/", CompareView.as_view(), name="retrieval-compare"),
     path("cognition/benchmarks/", BenchmarkStartView.as_view(), name="benchmark-start"),
     path("cognition/benchmarks/<str:run_id>/", BenchmarkDetailView.as_view(), name="benchmark-detail"),
+    path("cognition/dreams/", DreamListView.as_view(), name="dream-list"),
+    path("cognition/dreams/<str:dream_run_id>/", DreamDetailView.as_view(), name="dream-detail"),
+    path("cognition/dreams/<str:dream_run_id>/interrupt/", DreamInterruptView.as_view(), name="dream-interrupt"),
 ]

@@ -2,5 +2,5 @@
 commits (commit.py) and REM (rem.py), run in budgeted, resumable, undoable batches (runs.py), woken by the owner's
 queries (wake.py). docs/context_graph.md, "Dream", has the rules."""
 from apps.cognition.services.dream.runs import (  # noqa: F401
-    dream_execute, dream_get, dream_rollback, dream_trigger, learning_rate,
+    dream_execute, dream_get, dream_interrupt, dream_rollback, dream_trigger, learning_rate,
 )

@@ -75,3 +75,4 @@ PHASES = {
     "rem": ("rem",),
     "full_cycle": (*NREM_STEPS, "rem"),
 }
+STEPS = PHASES["full_cycle"]

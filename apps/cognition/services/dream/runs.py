@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.cognition.models import ConsolidationRun, Event, SessionItem, UndoEntry
+from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.dream import clusters, commit, nrem, rem
 from apps.cognition.services.dream.limits import (
     BATCH_ITEMS, DREAM_MINUTES, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES, SYNTHETIC_QUERIES,
@@ -123,7 +124,8 @@ def dream_trigger(*, actor: User, phase: str = ConsolidationRun.Phase.FULL_CYCLE
             ConsolidationRun.objects.filter(pk=resumed.pk).update(
                 budget={**budget, "synthetic_query_count": resumed.budget.get("synthetic_query_count",
                                                                               budget["synthetic_query_count"])},
-                abort_on_query=abort_on_query, abort_requested_at=None, notes=[*resumed.notes, note],
+                abort_on_query=abort_on_query, abort_requested_at=None, interrupt_requested_at=None,
+                notes=[*resumed.notes, note],
                 status=resumed.status if resumed.status == Status.RUNNING else Status.QUEUED, updated_at=now)
             resumed.refresh_from_db()
             return resumed
@@ -154,6 +156,24 @@ def dream_get(*, actor: User, run_id) -> ConsolidationRun:
     return run
 
 
+def dream_interrupt(*, actor: User, run_id, curator: bool = False) -> ConsolidationRun:
+    """Stop the actor's dream: a queued one at once (interrupted, resumable), a running one at its next batch (the
+    batch under way finishes), whatever its abort_on_query. A run that is not under way is a Conflict.
+    ``curator``: any user's dream (the admin's)."""
+    owner = curator_scope(actor=actor, curator=curator, rows=ConsolidationRun.objects.filter(pk=_run_uuid(run_id)))
+    run = dream_get(actor=owner, run_id=run_id)
+    now = timezone.now()
+    if ConsolidationRun.objects.filter(pk=run.pk, status=Status.QUEUED).update(
+            status=Status.INTERRUPTED, interrupt_requested_at=now, updated_at=now,
+            progress={**run.progress, "stop_reason": "interrupt"},
+            notes=[*run.notes, "You interrupted the dream before it started; trigger_dream resumes it."]):
+        return ConsolidationRun.objects.get(pk=run.pk)
+    if not ConsolidationRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(interrupt_requested_at=now):
+        raise Conflict(f"Dream run {run.pk} is {run.status}: only a queued or running dream can be interrupted.",
+                       extra={"field": "dream_run_id", "status": run.status})
+    return ConsolidationRun.objects.get(pk=run.pk)
+
+
 def _run_uuid(run_id) -> uuid.UUID:
     try:
         return uuid.UUID(str(run_id))
@@ -176,12 +196,15 @@ def _take(run_id, token: str) -> bool:
     ).update(status=Status.RUNNING, lease_owner=token, heartbeat_at=now, updated_at=now))
 
 
-def _beat(run_id, token: str) -> bool | None:
-    """Renew the lease; whether a query asked the run to stop (None: the lease is someone else's now)."""
+def _beat(run_id, token: str) -> str | None:
+    """Renew the lease; what asked the run to stop ("interrupt": its owner, "query": a query of theirs, "": nothing;
+    None: the lease is someone else's now)."""
     mine = ConsolidationRun.objects.filter(pk=run_id, lease_owner=token, status=Status.RUNNING)
     if not mine.update(heartbeat_at=timezone.now()):
         return None
-    return mine.filter(abort_on_query=True, abort_requested_at__isnull=False).exists()
+    interrupt, abort_on_query, woken = mine.values_list("interrupt_requested_at", "abort_on_query",
+                                                        "abort_requested_at").get()
+    return "interrupt" if interrupt else "query" if abort_on_query and woken else ""
 
 
 @dataclass
@@ -221,9 +244,9 @@ def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
             if wake is None:
                 return ConsolidationRun.objects.get(pk=run.pk)
             if wake:
-                return _stop(run, token, Status.INTERRUPTED, "query",
-                             ["A query of yours woke the dream; trigger_dream resumes it from its checkpoint."],
-                             elapsed=clock() - begun)
+                why = ("You interrupted the dream" if wake == "interrupt" else "A query of yours woke the dream")
+                return _stop(run, token, Status.INTERRUPTED, wake,
+                             [f"{why}; trigger_dream resumes it from its checkpoint."], elapsed=clock() - begun)
             if run.checkpoint.get("phase") is None:
                 return _stop(run, token, Status.COMPLETED, "done", _summary(run.checkpoint), elapsed=clock() - begun)
             if clock() - begun >= run.budget["minutes"] * 60:
@@ -292,7 +315,12 @@ def _batch(state: _Running, size: int) -> Work:
             _record(run, phase, counters["batches"], work)
         _progress(run.pk, state.own_cube_ids, status=Status.RUNNING, phase=phase, batch=counters["batches"],
                   counters=dict(counters))
-        progress = {**run.progress, "batches": counters["batches"], "items": counters["items"], "phase": phase}
+        steps = copy.deepcopy(run.progress.get("steps", {}))
+        step = steps.setdefault(phase, {"batches": 0, "items": 0})
+        step["batches"] += 1
+        step["items"] += work.items
+        progress = {**run.progress, "batches": counters["batches"], "items": counters["items"], "phase": phase,
+                    "steps": steps}
         notes = [*run.notes, *work.notes]
         # Last: the run's row is locked only while the batch commits, so a query waking it never waits long.
         if not ConsolidationRun.objects.filter(pk=run.pk, lease_owner=state.token, status=Status.RUNNING).update(

@@ -8,11 +8,10 @@ from typing import Any, Literal
 from pydantic import Field
 
 from apps.accounts.models import User
-from apps.cognition.models import ConsolidationRun
 from apps.cognition.services.dream import dream_execute, dream_trigger
 from apps.cognition.services.dream.limits import DREAM_MINUTES, SYNTHETIC_QUERIES
 from apps.cognition.services.dream.report import DreamReport, dream_report
-from apps.cognition.tasks import dream_run
+from apps.cognition.tasks import dream_queue
 from apps.core.threads import run_sync
 from apps.mcp.auth import WRITE
 from apps.mcp.profile import ToolSpec
@@ -47,11 +46,6 @@ def _answer(report: DreamReport) -> dict[str, Any]:
             "notes": report.notes, "reversal_hash": report.reversal_hash}
 
 
-def _queue(run: ConsolidationRun) -> ConsolidationRun:
-    dream_run.delay(str(run.pk))
-    return ConsolidationRun.objects.get(pk=run.pk)
-
-
 async def trigger_dream(actor: User, params: TriggerDreamInput) -> dict[str, Any]:
     run = await run_sync(dream_trigger)(
         actor=actor, phase=params.phase or "full_cycle", duration_minutes=params.duration_minutes,
@@ -59,7 +53,7 @@ async def trigger_dream(actor: User, params: TriggerDreamInput) -> dict[str, Any
     if params.blocking:
         run = await run_sync(dream_execute)(run_id=run.pk)
         return _answer(await run_sync(dream_report)(run))
-    run = await run_sync(_queue)(run)
+    run = await run_sync(dream_queue)(run)
     return {"dream_run_id": str(run.pk), "status": run.status}
 
 
@@ -70,7 +64,10 @@ TOOLS = (
                     "works on your real graph in batches (one transaction each) until its work or duration_minutes "
                     "run out, never sleeping. NREM replays what your sessions' queries and stores activated together "
                     "(Hebbian weights, pruning at 0.05, a semantic edge for pairs co-activated 3 times), merges "
-                    "near-duplicates (cosine > 0.97) and proposes potential_merge tasks (0.90-0.97); REM walks from "
+                    "near-duplicates (cosine > 0.97), proposes potential_merge tasks (0.90-0.97), writes an extractive "
+                    "summary node for each cluster of 3 or more close nodes (cosine >= 0.75; its members link to it "
+                    "hierarchically) and commits scratchpad thoughts whose surprise is over their "
+                    "auto_commit_threshold; REM walks from "
                     "sparse regions and records blind spots. One dream per user; a query of yours wakes it "
                     "(abort_on_query) and the next trigger resumes it. Blocking answers add dream_run_id, status, "
                     "changes (every counter), notes (why nothing qualified) and reversal_hash (restore_from_hash "

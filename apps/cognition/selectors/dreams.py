@@ -1,0 +1,12 @@
+"""The actor's dream runs, for the REST list and the dream runs page."""
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from apps.accounts.models import User
+from apps.cognition.models import ConsolidationRun
+
+
+def dream_list(*, actor: User) -> QuerySet[ConsolidationRun]:
+    """The actor's dream runs, newest first (one query a page: a run's answer reads only its own row)."""
+    return ConsolidationRun.objects.filter(owner=actor).order_by("-created_at", "-id")
