@@ -247,3 +247,22 @@ def test_the_log_runs_three_queries_however_many_entries(alice):
     with CaptureQueriesContext(connection) as twenty:
         assert len(system_log(actor=alice).entries) == 20
     assert len(twenty) == len(one) == 2  # events, then their nodes' state (no undo hashes to look up)
+
+
+def test_a_dreams_log_entry_offers_its_undo_until_it_is_applied(alice):
+    from apps.cognition.services.dream import dream_execute, dream_trigger
+    from apps.cognition.services.undo import undo_apply
+    from tests.cognition.curation_support import link, nodes
+    from tests.cognition.dream_support import item, session
+
+    a, b = nodes(alice, "Alpha service owns billing.", "Beta service sends invoices.")
+    link(alice, a, b, 0.5)
+    item(session(alice), (a, 0.9), (b, 0.6))
+    run = dream_execute(run_id=dream_trigger(actor=alice, phase="nrem").pk)
+    [entry] = system_log(actor=alice, log_type="dream_actions").entries
+    assert (entry.recoverable, entry.recovery_tool, entry.event.reversal_hash) == \
+        (True, "restore_from_hash", run.reversal_hash)
+    undo_apply(actor=alice, reversal_hash=run.reversal_hash, preview=False)
+    [entry] = system_log(actor=alice, log_type="dream_actions").entries
+    assert (entry.recoverable, entry.recovery_tool) == (False, None)
+    assert "applied already or has expired" in entry.details and "no undo" not in entry.details

@@ -245,5 +245,6 @@ def _plain_details(event: Event) -> str:
     if event.action == A.RESTORED:
         return "Brought back: nothing to recover."
     if event.action == A.DREAMED:
-        return "A dream changed links or weights; it has no undo."
+        return ("A dream changed links, weights or summaries; its undo (restore_from_hash with the run's reversal "
+                "hash) was applied already or has expired.")
     return "The content was refused before it was stored: nothing was kept."
