@@ -1,6 +1,10 @@
 """epistemic_action: one question about the weakest real spot of a session's context, or none and why.
 
 The spots, in the order they are looked for:
+0. the weakest open BlindSpot a dream's REM found in the actor's graph (lowest best score: a synthetic query
+   nothing answered well, or answered only by a node more than three links away) whose nodes the actor can still
+   read: ask where the missing knowledge comes from (thin) or how the two are related (disconnected). The spot is
+   marked resolved (resolved_at) once asked, so it is asked once;
 1. an open "ambiguity detected" task of the actor's inbox (those about the session's active nodes first): ask the
    user which of its nodes holds;
 2. the closest pair of nodes the session's latest items activated that are close in meaning (cosine >=
@@ -23,11 +27,12 @@ from itertools import combinations
 
 import numpy as np
 from django.db.models.functions import Left
+from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.cognition import utl
 from apps.cognition.limits import AMBIGUOUS_PAIR_COSINE, AMBIGUOUS_PAIRS_TRIED, RECENT_ITEMS
-from apps.cognition.models import CgSession, CurationTask
+from apps.cognition.models import BlindSpot, CgSession, CurationTask
 from apps.cognition.selectors.status import RecentItem, activation_weights, open_tasks, session_recent_items
 from apps.cognition.services.inbox import task_open
 from apps.cognition.services.sessions import session_get
@@ -74,12 +79,13 @@ def epistemic_question(*, actor: User, session_id=None, force: bool = False) -> 
     items = session_recent_items(session) if session else []
     weights = activation_weights(items)
     active = sorted(weights, key=lambda node_id: (-weights[node_id], node_id))[:RECENT_ITEMS]
-    found = _open_ambiguity(actor, active)
+    found = _blind_spot(actor) or _open_ambiguity(actor, active)
     if found is None:
         graph = _active_graph(actor, active) if len(active) > 1 else ({}, [])
         found = _closest_pair(actor, graph) or _loosest_cluster(actor, active, graph) or _gap(items)
     if found is None:
-        return none("No weak spot found: no ambiguity is open, and the session's latest items activated no nodes "
+        return none("No weak spot found: no blind spot or ambiguity is open, and the session's latest items activated "
+                    "no nodes "
                     "that could be compared and no query came back empty.")
     question, action_type, targets, reason, task = found
     return EpistemicQuestion(session, question, action_type, targets,
@@ -107,6 +113,34 @@ def _snippets(actor: User, node_ids) -> dict[str, str]:
 def _quoted(text: str) -> str:
     flat = " ".join(text.split())
     return f'"{flat}"' if len(flat) <= SNIPPET_CHARS else f'"{flat[:SNIPPET_CHARS - 1].rstrip()}…"'
+
+
+def _blind_spot(actor: User):
+    spots = list(BlindSpot.objects.filter(owner=actor, resolved_at__isnull=True)
+                 .order_by("best_score", "created_at", "id")[:TASKS_READ])
+    if not spots:
+        return None
+    snippets = _snippets(actor, {str(node) for spot in spots for node in spot.node_ids}
+                         | {str(hit.get("node_id")) for spot in spots for hit in spot.hits if isinstance(hit, dict)})
+    for spot in spots:
+        last = str(spot.node_ids[-1]) if spot.node_ids else None
+        if last not in snippets:  # the walk's node is gone or no longer readable: not a real spot now
+            continue
+        best = next((str(hit.get("node_id")) for hit in spot.hits if isinstance(hit, dict)
+                     and str(hit.get("node_id")) in snippets and str(hit.get("node_id")) != last), None)
+        if spot.kind == BlindSpot.Kind.DISCONNECTED and best is not None:
+            question = (f"{snippets[last]} and {snippets[best]} answer each other (a dream's synthetic query) but "
+                        "are more than three links apart: how are they related?")
+            action_type, targets = CLARIFY, [last, best]
+        else:
+            question = (f"Your graph answers {snippets[last]} poorly (its best match scores {spot.best_score:.2f}): "
+                        "what is missing here, and where should it come from (the user, a document, a search)?")
+            action_type, targets = SEARCH_EXTERNAL, [last]
+        reason = (f"Open blind spot {spot.pk} ({spot.kind}, best score {spot.best_score:.2f}) found by a dream's REM "
+                  "walk: the weakest spot of your graph it knows.")
+        BlindSpot.objects.filter(pk=spot.pk).update(resolved_at=timezone.now())
+        return question, action_type, targets, reason, None
+    return None
 
 
 def _open_ambiguity(actor: User, active: list[str]):
