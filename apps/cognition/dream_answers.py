@@ -6,7 +6,7 @@ from typing import Any
 
 from apps.cognition.models import ConsolidationRun
 from apps.cognition.services.dream.limits import PHASES
-from apps.cognition.services.dream.report import dream_report, phase_completed
+from apps.cognition.services.dream.report import CHANGES, dream_report, phase_completed
 from apps.core.timestamps import iso_or_none
 
 STEP_LABELS = {"nrem_replay": "NREM replay", "nrem_link": "NREM link", "nrem_dedupe": "NREM dedupe",
@@ -44,7 +44,10 @@ def dream_answer(run: ConsolidationRun) -> dict[str, Any]:
     reversal hash that undoes it (null when it changed nothing or was undone)."""
     report = dream_report(run)
     return {**dream_list_answer(run), "budget": run.budget, "seed": run.seed, "abort_on_query": run.abort_on_query,
-            "steps": dream_steps(run), "counters": report.changes, "notes": report.notes,
+            "steps": dream_steps(run), "counters": report.changes,
+            "changes": [{"counter": name, "label": name.replace("_", " "), "value": report.changes[name]}
+                        for name in CHANGES if report.changes.get(name)],
+            "notes": report.notes,
             "reversal_hash": report.reversal_hash, "was_interrupted": report.was_interrupted,
             "heartbeat_at": iso_or_none(run.heartbeat_at),
             "interrupt_requested_at": iso_or_none(run.interrupt_requested_at),

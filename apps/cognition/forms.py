@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
+from apps.cognition.models import ConsolidationRun
+from apps.cognition.services.dream.limits import DREAM_MINUTES, SYNTHETIC_QUERIES
 from apps.core.forms import ServiceCheckedTextField
 
 
@@ -25,3 +27,12 @@ class TrashSearchForm(forms.Form):
 class ScratchpadClearForm(forms.Form):
     session_id = forms.UUIDField()
     agent_id = forms.CharField(max_length=200)
+
+
+class DreamTriggerForm(forms.Form):
+    # The ranges are trigger_dream's (services/dream/limits.py); the service checks them again.
+    phase = forms.ChoiceField(choices=ConsolidationRun.Phase.choices, initial=ConsolidationRun.Phase.FULL_CYCLE)
+    duration_minutes = forms.IntegerField(label="Minutes", initial=DREAM_MINUTES.default, **DREAM_MINUTES.form())
+    synthetic_query_count = forms.IntegerField(label="REM walks", initial=SYNTHETIC_QUERIES.default,
+                                               **SYNTHETIC_QUERIES.form())
+    abort_on_query = forms.BooleanField(label="Stop when I query", required=False, initial=True)

@@ -16,4 +16,9 @@ urlpatterns = [
     path("cognition/trash/<uuid:node_id>/restore/", views.trash_restore, name="cognition-restore"),
     path("cognition/scratchpad/", views.scratchpad, name="cognition-scratchpad"),
     path("cognition/scratchpad/clear/", views.scratchpad_clear_view, name="cognition-scratchpad-clear"),
+    path("cognition/dreams/", views.dreams, name="cognition-dreams"),
+    path("cognition/dreams/trigger/", views.dream_trigger_view, name="cognition-dream-trigger"),
+    path("cognition/dreams/<uuid:run_id>/interrupt/", views.dream_interrupt_view, name="cognition-dream-interrupt"),
+    path("cognition/dreams/<uuid:run_id>/undo/preview/", views.dream_undo_preview, name="cognition-dream-undo-preview"),
+    path("cognition/dreams/<uuid:run_id>/undo/", views.dream_undo, name="cognition-dream-undo"),
 ]

@@ -1,5 +1,5 @@
-"""The Context Graph pages: the pulse of each session, the curation inbox, the undo history, the trash and the live
-scratchpads, over the same services and selectors as the Context Graph MCP profile (see apps/core/pages.py for how
+"""The Context Graph pages: the pulse of each session, the curation inbox, the undo history, the trash, the live
+scratchpads and the dream runs, over the same services and selectors as the Context Graph MCP profile (see apps/core/pages.py for how
 pages treat errors: someone else's task, undo or node is the 404 page)."""
 from __future__ import annotations
 
@@ -11,17 +11,21 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from apps.cognition.forms import ReversalForm, ScratchpadClearForm, TaskApproveForm, TrashSearchForm
+from apps.cognition.dream_answers import dream_answer
+from apps.cognition.forms import DreamTriggerForm, ReversalForm, ScratchpadClearForm, TaskApproveForm, TrashSearchForm
 from apps.cognition.models import CurationTask
 from apps.cognition.selectors.listings import (
     scratchpad_page, session_detail, sessions_page, tasks_page, trash_page, undo_page,
 )
+from apps.cognition.selectors.dreams import dreams_page
 from apps.cognition.selectors.state import neuromodulation_get
 from apps.cognition.selectors.tombstones import tombstones_search
 from apps.cognition.services.curation import MergeResult
 from apps.cognition.services.decisions import Decision, task_approve, task_reject
+from apps.cognition.services.dream import dream_get, dream_interrupt, dream_trigger
 from apps.cognition.services.scratchpad import scratchpad_clear
 from apps.cognition.services.undo import UndoResult, node_restore, undo_apply
+from apps.cognition.tasks import dream_queue
 from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound
 from apps.core.forms import add_service_error
 from apps.core.pages import not_found_is_404
@@ -246,3 +250,74 @@ def scratchpad_clear_view(request):
     else:
         messages.info(request, "That scratchpad was already empty.")
     return redirect("dashboard:cognition-scratchpad")
+
+
+# --- dream runs --------------------------------------------------------------------------------------------------
+
+def _dreams(request, *, form: DreamTriggerForm | None = None, preview: dict | None = None, status: int = 200):
+    page = dreams_page(actor=request.user, page=request.GET.get("page"))
+    return render(request, "cognition/dreams.html", {
+        "page": page, "runs": [dream_answer(run) for run in page.object_list], "form": form or DreamTriggerForm(),
+        "preview": preview, "mcp_path": CONTEXT_GRAPH_MCP}, status=status)
+
+
+@login_required
+def dreams(request):
+    return _dreams(request)
+
+
+@login_required
+@require_POST
+def dream_trigger_view(request):
+    form = DreamTriggerForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = dream_trigger(actor=request.user, phase=data["phase"], duration_minutes=data["duration_minutes"],
+                                synthetic_query_count=data["synthetic_query_count"],
+                                abort_on_query=data["abort_on_query"])
+        except DomainError as error:
+            add_service_error(form, error)
+        else:
+            dream_queue(run)
+            messages.success(request, f"Dream {str(run.pk)[:8]} {'resumed' if run.started_at else 'started'}: it "
+                                      "works in batches below; the page follows it.")
+            return redirect(f"{reverse('dashboard:cognition-dreams')}#dream-{run.pk}")
+    return _dreams(request, form=form, status=400)
+
+
+@login_required
+@require_POST
+@not_found_is_404
+def dream_interrupt_view(request, run_id):
+    try:
+        dream_interrupt(actor=request.user, run_id=run_id)
+    except Conflict as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, "Interrupted: the dream stops at its next batch. Start a dream to resume it.")
+    return redirect(f"{reverse('dashboard:cognition-dreams')}#dream-{run_id}")
+
+
+@login_required
+@require_POST
+@not_found_is_404
+def dream_undo_preview(request, run_id):
+    run = dream_get(actor=request.user, run_id=run_id)
+    result = _run_undo(request, lambda: undo_apply(actor=request.user, reversal_hash=run.reversal_hash,
+                                                   preview=True), failed="No preview")
+    if result is None:
+        return redirect(f"{reverse('dashboard:cognition-dreams')}#dream-{run_id}")
+    return _dreams(request, preview={**_plan_summary(result), "run": str(run.pk)})
+
+
+@login_required
+@require_POST
+@not_found_is_404
+def dream_undo(request, run_id):
+    run = dream_get(actor=request.user, run_id=run_id)
+    result = _run_undo(request, lambda: undo_apply(actor=request.user, reversal_hash=run.reversal_hash,
+                                                   preview=False), failed="Not undone")
+    if result is not None:
+        messages.success(request, _undone(result))
+    return redirect(f"{reverse('dashboard:cognition-dreams')}#dream-{run_id}")

@@ -30,6 +30,12 @@ class DreamStepSerializer(serializers.Serializer):
     items = serializers.IntegerField()
 
 
+class DreamChangeSerializer(serializers.Serializer):
+    counter = serializers.CharField()
+    label = serializers.CharField()
+    value = serializers.IntegerField()
+
+
 class DreamRunListItemSerializer(serializers.Serializer):
     dream_run_id = serializers.UUIDField()
     phase = serializers.ChoiceField(choices=ConsolidationRun.Phase.choices)
@@ -51,6 +57,7 @@ class DreamRunSerializer(DreamRunListItemSerializer):
     abort_on_query = serializers.BooleanField()
     steps = DreamStepSerializer(many=True)
     counters = serializers.DictField(child=serializers.IntegerField(), help_text=f"Keys: {', '.join(COUNTERS)}.")
+    changes = DreamChangeSerializer(many=True, help_text="The counters of changes to the graph that are not 0.")
     notes = serializers.ListField(child=serializers.CharField())
     reversal_hash = serializers.CharField(allow_null=True, help_text="restore_from_hash (or the undo page) undoes "
                                                                      "the whole dream; null when nothing changed.")
