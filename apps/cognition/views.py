@@ -299,25 +299,27 @@ def dream_interrupt_view(request, run_id):
     return redirect(f"{reverse('dashboard:cognition-dreams')}#dream-{run_id}")
 
 
+def _dream_undo(request, run_id, *, preview: bool):
+    """The dream's undo, previewed on the dreams page or applied (the result flashed), by its run's reversal hash."""
+    run = dream_get(actor=request.user, run_id=run_id)
+    result = _run_undo(request, lambda: undo_apply(actor=request.user, reversal_hash=run.reversal_hash,
+                                                   preview=preview), failed="No preview" if preview else "Not undone")
+    if result is not None and preview:
+        return _dreams(request, preview={**_plan_summary(result), "run": str(run.pk)})
+    if result is not None:
+        messages.success(request, _undone(result))
+    return redirect(f"{reverse('dashboard:cognition-dreams')}#dream-{run_id}")
+
+
 @login_required
 @require_POST
 @not_found_is_404
 def dream_undo_preview(request, run_id):
-    run = dream_get(actor=request.user, run_id=run_id)
-    result = _run_undo(request, lambda: undo_apply(actor=request.user, reversal_hash=run.reversal_hash,
-                                                   preview=True), failed="No preview")
-    if result is None:
-        return redirect(f"{reverse('dashboard:cognition-dreams')}#dream-{run_id}")
-    return _dreams(request, preview={**_plan_summary(result), "run": str(run.pk)})
+    return _dream_undo(request, run_id, preview=True)
 
 
 @login_required
 @require_POST
 @not_found_is_404
 def dream_undo(request, run_id):
-    run = dream_get(actor=request.user, run_id=run_id)
-    result = _run_undo(request, lambda: undo_apply(actor=request.user, reversal_hash=run.reversal_hash,
-                                                   preview=False), failed="Not undone")
-    if result is not None:
-        messages.success(request, _undone(result))
-    return redirect(f"{reverse('dashboard:cognition-dreams')}#dream-{run_id}")
+    return _dream_undo(request, run_id, preview=False)
