@@ -114,6 +114,8 @@ def _summarise(ctx: Context, cursor, size: int) -> Work:
     claimed: set[str] = set()
     for group in groups:
         group = [node for node in group if node in vectors]
+        if len(group) < CLUSTER_MIN_NODES:  # members without a vector (being re-embedded) are left out
+            continue
         cube_id = memories[group[0]].cube_id
         text, importance = _write_up(group, memories, vectors)
         match = _overlapping(set(group), existing.get(cube_id, {}), claimed)
