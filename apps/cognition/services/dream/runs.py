@@ -52,7 +52,9 @@ Status = ConsolidationRun.Status
 # Each phase's batch: (context, cursor, size) -> Work.
 BATCHES = {"nrem_replay": nrem.replay, "nrem_link": nrem.link, "nrem_dedupe": nrem.dedupe,
            "nrem_summarise": clusters.summarise, "nrem_commit": commit.commit_thoughts, "rem": rem.dream_walks}
-ROW_SETS = ("memories", "vectors", "profiles", "links", "annotations", "scratchpad")
+ROW_SETS = ("memories", "vectors", "profiles", "links", "annotations")
+# A dream's snapshot keeps the scratchpad items it committed too (the snapshots of its merges have none).
+DREAM_ROW_SETS = (*ROW_SETS, "scratchpad")
 COUNTERS = ("items", "batches", "items_replayed", "edges_strengthened", "edges_weakened", "edges_reactivated",
             "edges_pruned", "pairs_examined", "new_edges_created", "nodes_compared", "merges", "nodes_merged",
             "tasks_opened", "nodes_clustered", "clusters_examined", "summaries_created", "summaries_updated",
@@ -69,7 +71,8 @@ def learning_rate(owner: User) -> tuple[float, float]:
 
 
 def empty_snapshot() -> dict:
-    return {"version": SNAPSHOT_VERSION, **{name: [] for name in ROW_SETS}, "made": {"memories": [], "links": []},
+    return {"version": SNAPSHOT_VERSION, **{name: [] for name in DREAM_ROW_SETS},
+            "made": {"memories": [], "links": []},
             "cubes": [], "covers": []}
 
 
@@ -343,7 +346,7 @@ def _fold(state: _Running, work: Work) -> dict:
     made["memories"] = sorted(set(made["memories"]) | set(work.made_memories)
                               | {str(pk) for one in merged for pk in one["made"]["memories"]})
     made_memories, made_links = set(made["memories"]), set(made["links"])
-    kept = {name: {row["pk"] for row in snapshot.setdefault(name, [])} for name in ROW_SETS}
+    kept = {name: {row["pk"] for row in snapshot.setdefault(name, [])} for name in DREAM_ROW_SETS}
 
     def add(name: str, rows: list[dict]) -> None:
         for row in rows:
@@ -357,7 +360,7 @@ def _fold(state: _Running, work: Work) -> dict:
 
     add("links", work.link_rows)
     for one in [*merged, *work.rows]:
-        for name in ROW_SETS:
+        for name in DREAM_ROW_SETS:
             add(name, one.get(name, []))
     snapshot["covers"] = [*snapshot["covers"], *work.merges]
     snapshot["cubes"] = sorted(set(snapshot["cubes"]) | {

@@ -57,10 +57,10 @@ class Context:
     # Links snapshotted already (changed or removed earlier in the run) and links the run made.
     seen_links: set[int]
     made_links: set[int]
-    # Memories whose rows the run's snapshot holds already (as they were) or that the run made.
-    seen_memories: set[str]
     # Unordered node pairs whose links the run changed or removed.
     changed_pairs: set[tuple[str, str]]
+    # Memories whose rows the run's snapshot holds already (as they were) or that the run made.
+    seen_memories: set[str] = field(default_factory=set)
 
 
 def pair(a, b) -> tuple[str, str]:
