@@ -16,4 +16,7 @@ urlpatterns = [
     path("cognition/trash/<uuid:node_id>/restore/", views.trash_restore, name="cognition-restore"),
     path("cognition/scratchpad/", views.scratchpad, name="cognition-scratchpad"),
     path("cognition/scratchpad/clear/", views.scratchpad_clear_view, name="cognition-scratchpad-clear"),
+    path("cognition/blind-spots/", views.blind_spots, name="cognition-blind-spots"),
+    path("cognition/blind-spots/<uuid:blind_spot_id>/resolve/", views.blind_spot_resolve_view,
+         name="cognition-blind-spot-resolve"),
 ]
