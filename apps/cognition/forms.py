@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from apps.core.forms import ServiceCheckedTextField
+from apps.core.forms import ServiceCheckedTextField, service_text_area
 
 
 class TaskApproveForm(forms.Form):
@@ -25,3 +25,8 @@ class TrashSearchForm(forms.Form):
 class ScratchpadClearForm(forms.Form):
     session_id = forms.UUIDField()
     agent_id = forms.CharField(max_length=200)
+
+
+class AdversarialCheckForm(forms.Form):
+    content = service_text_area(rows=6, label="Content to check", help_text=(
+        "Paste what an agent would store: it is checked as store_memory would check it, and nothing is stored."))

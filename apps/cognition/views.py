@@ -16,18 +16,15 @@ from apps.cognition.models import CurationTask
 from apps.cognition.selectors.listings import (
     scratchpad_page, session_detail, sessions_page, tasks_page, trash_page, undo_page,
 )
-from apps.cognition.selectors.blind_spots import OPEN as BLIND_SPOT_OPEN, STATUSES as BLIND_SPOT_STATUSES
-from apps.cognition.selectors.blind_spots import blind_spots_page
 from apps.cognition.selectors.state import neuromodulation_get
 from apps.cognition.selectors.tombstones import tombstones_search
-from apps.cognition.services.blind_spots import blind_spot_resolve
 from apps.cognition.services.curation import MergeResult
 from apps.cognition.services.decisions import Decision, task_approve, task_reject
 from apps.cognition.services.scratchpad import scratchpad_clear
 from apps.cognition.services.undo import UndoResult, node_restore, undo_apply
 from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound
 from apps.core.forms import add_service_error
-from apps.core.pages import act, not_found_is_404
+from apps.core.pages import not_found_is_404
 
 CONTEXT_GRAPH_MCP = "/mcp/context-graph/"
 # Errors about an approval's note, shown under it: the decision's own (empty), the annotation's (too long, as is).
@@ -249,22 +246,3 @@ def scratchpad_clear_view(request):
     else:
         messages.info(request, "That scratchpad was already empty.")
     return redirect("dashboard:cognition-scratchpad")
-
-
-# --- blind spots -------------------------------------------------------------------------------------------------
-
-@login_required
-def blind_spots(request):
-    status = request.GET.get("show") if request.GET.get("show") in BLIND_SPOT_STATUSES else BLIND_SPOT_OPEN
-    page, rows = blind_spots_page(actor=request.user, status=status, page=request.GET.get("page"))
-    return render(request, "cognition/blind_spots.html", {"page": page, "rows": rows, "status": status,
-                                                          "pager_param": f"show={status}&page"})
-
-
-@login_required
-@require_POST
-@not_found_is_404
-def blind_spot_resolve_view(request, blind_spot_id):
-    act(request, lambda: blind_spot_resolve(actor=request.user, blind_spot_id=blind_spot_id),
-        "Blind spot resolved: it has left the open list.")
-    return redirect("dashboard:cognition-blind-spots")
