@@ -1,7 +1,7 @@
 from django.urls import path
 
 from apps.cognition import views
-from apps.cognition.pages import insight
+from apps.cognition.pages import benchmarks, insight
 
 # No app_name: the navigation includes these in the dashboard URL namespace (dashboard:cognition-inbox, ...).
 urlpatterns = [
@@ -25,4 +25,7 @@ urlpatterns = [
     path("cognition/adversarial/", insight.adversarial, name="cognition-adversarial"),
     path("cognition/quarantine/<uuid:node_id>/release/", insight.quarantine_release_view,
          name="cognition-quarantine-release"),
+    path("cognition/benchmarks/", benchmarks.benchmarks, name="cognition-benchmarks"),
+    path("cognition/benchmarks/start/", benchmarks.benchmark_start, name="cognition-benchmark-start"),
+    path("cognition/benchmarks/<uuid:run_id>/", benchmarks.benchmark, name="cognition-benchmark"),
 ]
