@@ -7,8 +7,10 @@ import json
 from django.contrib import admin
 
 from apps.cognition.models import (
-    Annotation, CgSession, CurationTask, Event, NodeProfile, ScratchpadItem, SessionItem, Tombstone, UndoEntry,
+    Annotation, BenchmarkRun, BlindSpot, CgSession, CurationTask, Event, NodeProfile, ScratchpadItem, SessionItem,
+    Tombstone, UndoEntry,
 )
+from apps.cognition.services.blind_spots import blind_spot_resolve
 from apps.cognition.services.decisions import task_approve, task_reject
 from apps.cognition.services.quarantine import node_release
 from apps.cognition.services.scratchpad import scratchpad_clear
@@ -242,3 +244,36 @@ class ScratchpadItemAdmin(ReadOnlyAdmin):
         keys = {pk: (session_id, agent_id) for (_, session_id, agent_id), pk in pads.items()}
         run_for_each(self, request, queryset.filter(pk__in=keys), lambda pk: scratchpad_clear(
             actor=request.user, session_id=keys[pk][0], agent_id=keys[pk][1], curator=True), "Cleared the pads of")
+
+
+@admin.register(BlindSpot)
+class BlindSpotAdmin(ReadOnlyAdmin):
+    list_display = ("kind", "owner", "query_preview", "best_score", "created_at", "resolved_at")
+    list_filter = ("kind", "owner")
+    list_select_related = ("owner",)
+    search_fields = ("query",)
+    date_hierarchy = "created_at"
+    actions = ["resolve"]
+
+    @admin.display(description="query")
+    def query_preview(self, spot):
+        return _preview(spot.query)
+
+    @admin.action(description="Resolve selected blind spots", permissions=["change"])
+    def resolve(self, request, queryset):
+        run_for_each(self, request, queryset,
+                     lambda pk: blind_spot_resolve(actor=request.user, blind_spot_id=pk, curator=True), "Resolved")
+
+
+@admin.register(BenchmarkRun)
+class BenchmarkRunAdmin(ReadOnlyAdmin):
+    list_display = ("test_type", "owner", "status", "phase", "needle_count", "haystack_size", "created_at",
+                    "finished_at")
+    list_filter = ("status", "test_type", "owner")
+    list_select_related = ("owner",)
+    date_hierarchy = "created_at"
+    # Per-query outcomes and the needle map are working state; the report holds the figures.
+    hidden_fields = ("outcomes", "needles")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("outcomes", "needles")

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from apps.cognition import views
+from apps.cognition.pages import benchmarks, insight
 
 # No app_name: the navigation includes these in the dashboard URL namespace (dashboard:cognition-inbox, ...).
 urlpatterns = [
@@ -16,4 +17,15 @@ urlpatterns = [
     path("cognition/trash/<uuid:node_id>/restore/", views.trash_restore, name="cognition-restore"),
     path("cognition/scratchpad/", views.scratchpad, name="cognition-scratchpad"),
     path("cognition/scratchpad/clear/", views.scratchpad_clear_view, name="cognition-scratchpad-clear"),
+    path("cognition/blind-spots/", insight.blind_spots, name="cognition-blind-spots"),
+    path("cognition/blind-spots/<uuid:blind_spot_id>/resolve/", insight.blind_spot_resolve_view,
+         name="cognition-blind-spot-resolve"),
+    path("cognition/homeostasis/", insight.homeostasis, name="cognition-homeostasis"),
+    path("cognition/neuromodulation/", insight.neuromodulation, name="cognition-neuromodulation"),
+    path("cognition/adversarial/", insight.adversarial, name="cognition-adversarial"),
+    path("cognition/quarantine/<uuid:node_id>/release/", insight.quarantine_release_view,
+         name="cognition-quarantine-release"),
+    path("cognition/benchmarks/", benchmarks.benchmarks, name="cognition-benchmarks"),
+    path("cognition/benchmarks/start/", benchmarks.benchmark_start, name="cognition-benchmark-start"),
+    path("cognition/benchmarks/<uuid:run_id>/", benchmarks.benchmark, name="cognition-benchmark"),
 ]

@@ -53,6 +53,8 @@ COGNITION_OPERATIONS = {
     f"{BASE}/retrieval/compare/": {"post"},
     f"{BASE}/benchmarks/": {"post"},
     f"{BASE}/benchmarks/{{run_id}}/": {"get"},
+    f"{BASE}/blind-spots/": {"get"},
+    f"{BASE}/blind-spots/{{blind_spot_id}}/resolve/": {"post"},
 }
 RATIONALE = "The team's deployment constraint found while debugging the release"
 

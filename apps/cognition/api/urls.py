@@ -1,5 +1,6 @@
 from django.urls import path
 
+from apps.cognition.api.blind_spot_views import BlindSpotListView, BlindSpotResolveView
 from apps.cognition.api.planning_views import (
     BenchmarkDetailView, BenchmarkStartView, CompareView, ReflectView, SearchPlanView,
 )
@@ -54,4 +55,7 @@ urlpatterns = [
     path("cognition/retrieval/compare/", CompareView.as_view(), name="retrieval-compare"),
     path("cognition/benchmarks/", BenchmarkStartView.as_view(), name="benchmark-start"),
     path("cognition/benchmarks/<str:run_id>/", BenchmarkDetailView.as_view(), name="benchmark-detail"),
+    path("cognition/blind-spots/", BlindSpotListView.as_view(), name="blind-spot-list"),
+    path("cognition/blind-spots/<str:blind_spot_id>/resolve/", BlindSpotResolveView.as_view(),
+         name="blind-spot-resolve"),
 ]
