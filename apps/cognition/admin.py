@@ -7,9 +7,11 @@ import json
 from django.contrib import admin
 
 from apps.cognition.models import (
-    Annotation, CgSession, CurationTask, Event, NodeProfile, ScratchpadItem, SessionItem, Tombstone, UndoEntry,
+    ActivityState, Annotation, CgSession, CurationTask, Event, NodeProfile, ScratchpadItem, SessionItem, Tombstone,
+    UndoEntry,
 )
 from apps.cognition.services.decisions import task_approve, task_reject
+from apps.cognition.services.gardener.cycle import gardener_run
 from apps.cognition.services.quarantine import node_release
 from apps.cognition.services.scratchpad import scratchpad_clear
 from apps.cognition.services.undo import node_restore, undo_apply, undo_plan
@@ -242,3 +244,22 @@ class ScratchpadItemAdmin(ReadOnlyAdmin):
         keys = {pk: (session_id, agent_id) for (_, session_id, agent_id), pk in pads.items()}
         run_for_each(self, request, queryset.filter(pk__in=keys), lambda pk: scratchpad_clear(
             actor=request.user, session_id=keys[pk][0], agent_id=keys[pk][1], curator=True), "Cleared the pads of")
+
+
+@admin.register(ActivityState)
+class ActivityStateAdmin(ReadOnlyAdmin):
+    list_display = ("owner", "activity", "low_since", "last_query_at", "last_cycle_at", "last_cycle_status",
+                    "last_dream_at")
+    list_select_related = ("owner",)
+    search_fields = ("owner__username",)
+    actions = ["run_gardener"]
+
+    @admin.display(description="last cycle")
+    def last_cycle_status(self, state):
+        return (state.last_cycle or {}).get("status", "—")
+
+    @admin.action(description="Run a gardener cycle now for the selected users", permissions=["change"])
+    def run_gardener(self, request, queryset):
+        # The curator runs the owner's cycle in the owner's graph (their cubes, their undo).
+        run_for_each(self, request, queryset, lambda pk: gardener_run(actor=request.user, owner_id=pk, curator=True,
+                                                                      trigger="admin"), "Ran a gardener cycle for")

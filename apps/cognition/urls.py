@@ -16,4 +16,6 @@ urlpatterns = [
     path("cognition/trash/<uuid:node_id>/restore/", views.trash_restore, name="cognition-restore"),
     path("cognition/scratchpad/", views.scratchpad, name="cognition-scratchpad"),
     path("cognition/scratchpad/clear/", views.scratchpad_clear_view, name="cognition-scratchpad-clear"),
+    path("cognition/gardener/", views.gardener, name="cognition-gardener"),
+    path("cognition/gardener/run/", views.gardener_run_view, name="cognition-gardener-run"),
 ]

@@ -53,6 +53,8 @@ COGNITION_OPERATIONS = {
     f"{BASE}/retrieval/compare/": {"post"},
     f"{BASE}/benchmarks/": {"post"},
     f"{BASE}/benchmarks/{{run_id}}/": {"get"},
+    f"{BASE}/gardener/": {"get"},
+    f"{BASE}/gardener/run/": {"post"},
 }
 RATIONALE = "The team's deployment constraint found while debugging the release"
 

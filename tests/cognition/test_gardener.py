@@ -118,7 +118,7 @@ def test_idle_thresholds_decide_cycles_and_the_auto_dream(user, other_user):
     ConsolidationRun.objects.filter(pk=run.pk).update(status="completed", updated_at=clock.now)
     report = clock.tick()
     assert user.pk not in [run.owner_id for run in ConsolidationRun.objects.filter(pk__in=report.dreams)]
-    assert user.pk in report.cycles  # it dreamt since going idle: no second dream  # it dreamt since going idle: no second dream
+    assert user.pk in report.cycles  # it dreamt since going idle: no second dream
 
 
 def test_a_dream_the_user_triggered_since_going_idle_counts_as_the_auto_dream(user):

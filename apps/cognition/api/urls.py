@@ -1,5 +1,6 @@
 from django.urls import path
 
+from apps.cognition.api.gardener_views import GardenerRunView, GardenerStatusView
 from apps.cognition.api.planning_views import (
     BenchmarkDetailView, BenchmarkStartView, CompareView, ReflectView, SearchPlanView,
 )
@@ -54,4 +55,6 @@ urlpatterns = [
     path("cognition/retrieval/compare/", CompareView.as_view(), name="retrieval-compare"),
     path("cognition/benchmarks/", BenchmarkStartView.as_view(), name="benchmark-start"),
     path("cognition/benchmarks/<str:run_id>/", BenchmarkDetailView.as_view(), name="benchmark-detail"),
+    path("cognition/gardener/", GardenerStatusView.as_view(), name="gardener-status"),
+    path("cognition/gardener/run/", GardenerRunView.as_view(), name="gardener-run"),
 ]

@@ -167,6 +167,10 @@ def readiness(state: ActivityState, *, now: datetime, nodes: int, dream_active: 
     MAX_NODES nodes, no dream and no other cycle running; a dream after IDLE_SECONDS_FOR_DREAM of it, unless one ran
     or was triggered since the user went idle, or one is under way."""
     waiting = []
+    if state.low_since is None and state.last_tick_at is None:
+        waiting.append("Your activity has not been measured yet: the beat measures it every "
+                       f"{TICK_SECONDS} s, and the gardener waits until you have been idle a while.")
+        return Readiness(False, False, waiting)
     if state.low_since is None or state.activity >= IDLE_ACTIVITY:
         waiting.append(f"You are active (activity {state.activity:.2f}, idle below {IDLE_ACTIVITY}): the gardener "
                        "and the dream wait until you pause.")

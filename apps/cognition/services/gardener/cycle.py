@@ -95,6 +95,8 @@ class _Cycle:
     counters: Counter = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
     steps_done: list[str] = field(default_factory=list)
+    # The importance variance the scaling step found (None: it did not run).
+    variance: float | None = None
 
     def owned(self):
         return Memory.objects.filter(owner=self.owner, cube_id__in=self.cube_ids, deleted_at__isnull=True)
@@ -272,10 +274,9 @@ def scaling(cycle: _Cycle, cursor, state: dict, size: int) -> Garden:
     if cursor is None:
         figures = cycle.owned().aggregate(variance=Variance("importance"), mean=Avg("importance"), nodes=Count("pk"))
         variance = float(figures["variance"] or 0.0)
+        cycle.variance = variance
         if variance <= SCALING_VARIANCE:
             work.done = True
-            cycle.notes.append(f"Scaling: importance variance {variance:.3f} is within {SCALING_VARIANCE}, so no "
-                               "importance was changed.")
             return work
         state = {"factor": math.sqrt(SCALING_TARGET_VARIANCE / variance), "variance": variance,
                  "mean": float(figures["mean"]), "nodes": figures["nodes"]}
@@ -434,7 +435,8 @@ def _record(cycle: _Cycle, step: str, batch: int, work: Garden) -> None:
     gardener.changed event for each cube it changed."""
     if work.undoable:
         snapshot = _fold(cycle, work)
-        cycle.node_ids |= work.touched
+        if work.operation != "importance_scaling":  # the undo lists the nodes whose links or life changed
+            cycle.node_ids |= work.touched
         if not cycle.reversal_hash:
             entry = undo_record(actor=cycle.owner, operation=UndoEntry.Operation.GARDENER,
                                 node_ids=sorted(cycle.node_ids), snapshot=snapshot)
@@ -468,14 +470,17 @@ def _summary(cycle: _Cycle) -> list[str]:
     if "prune" in done and not counters["edges_pruned"]:
         notes.append(f"Prune: no link weaker than {PRUNE_WEIGHT} was idle {PRUNE_IDLE_HOURS} hours.")
     if "dedupe" in done and not (counters["merges"] or counters["tasks_opened"]):
-        notes.append("Dedupe: no two nodes changed since the last cycle were near-duplicates (cosine >= 0.90)."
-                     if counters["nodes_compared"] else "Dedupe: no memory or summary node changed since the last "
-                                                        "cycle.")
+        compared = counters["nodes_compared"]
+        notes.append(f"Dedupe: none of the {compared} nodes compared had a near-duplicate (cosine >= 0.90)."
+                     if compared else "Dedupe: no memory or summary node changed since the last cycle.")
     if "cycles" in done and not counters["cycles_broken"]:
         notes.append("Causal cycles: none (no chain of causal links leads back to where it started).")
     if "glymphatic" in done and not (counters["nodes_forgotten"] or counters["nodes_purged"]):
         notes.append(f"Glymphatic clearance: nothing expired, and no unlinked node older than {ORPHAN_DAYS} days, "
                      f"never accessed and below importance {ORPHAN_IMPORTANCE}.")
+    if "scaling" in done and not counters["nodes_scaled"] and cycle.variance is not None:
+        notes.append(f"Scaling: importance variance {cycle.variance:.3f} is within {SCALING_VARIANCE}, so no "
+                     "importance was changed.")
     return notes
 
 
