@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.cognition.models import ActivityState, ConsolidationRun, CurationTask, Event, Tombstone, UndoEntry
@@ -22,7 +23,7 @@ from apps.cognition.services.undo import node_restore, undo_apply
 from apps.core.exceptions import Conflict
 from apps.graph.models import GraphEvent
 from apps.memories.models import Memory, MemoryLink
-from apps.memories.services import memory_retrieve, memory_search
+from apps.memories.services import memory_retrieve, memory_search, retrieval
 from tests.cognition.curation_support import everything, graph_state, link, nodes
 from tests.cognition.gardener_support import FakeClock, age_link, age_node, idle_for
 
@@ -76,11 +77,17 @@ def test_ewma_spreads_the_queries_of_missed_ticks_over_them():
     assert ewma_step(0.5, 0) == pytest.approx(0.35)
 
 
-def test_retrieval_and_search_are_counted_without_a_statement_of_their_own(user, django_assert_num_queries):
+def test_retrieval_and_search_are_counted_without_a_statement_of_their_own(user):
     nodes(user, "The otter keeps mangoes in a drawer.")
     activity_flush()
-    memory_retrieve(actor=user, text="otter mangoes", reinforce=False)
-    memory_search(actor=user, text="otter mangoes", reinforce=False)
+    for announced, unannounced in ((memory_retrieve, retrieval.memory_retrieve),
+                                   (memory_search, retrieval.memory_search)):
+        unannounced(actor=user, text="otter mangoes", reinforce=False)  # warms retrieval's word cache
+        with CaptureQueriesContext(connection) as plain:
+            unannounced(actor=user, text="otter mangoes", reinforce=False)
+        with CaptureQueriesContext(connection) as counted:
+            announced(actor=user, text="otter mangoes", reinforce=False)
+        assert len(counted) == len(plain)  # counting the query added no statement to it
     FakeClock().tick()
     assert state_of(user).last_tick_queries == 2 and state_of(user).last_query_at is not None
 
