@@ -7,11 +7,12 @@ import json
 from django.contrib import admin
 
 from apps.cognition.models import (
-    Annotation, BenchmarkRun, BlindSpot, CgSession, CurationTask, Event, NodeProfile, ScratchpadItem, SessionItem,
-    Tombstone, UndoEntry,
+    ActivityState, Annotation, BenchmarkRun, BlindSpot, CgSession, CurationTask, Event, NodeProfile, ScratchpadItem,
+    SessionItem, Tombstone, UndoEntry,
 )
 from apps.cognition.services.blind_spots import blind_spot_resolve
 from apps.cognition.services.decisions import task_approve, task_reject
+from apps.cognition.services.gardener.cycle import gardener_run
 from apps.cognition.services.quarantine import node_release
 from apps.cognition.services.scratchpad import scratchpad_clear
 from apps.cognition.services.undo import node_restore, undo_apply, undo_plan
@@ -277,3 +278,20 @@ class BenchmarkRunAdmin(ReadOnlyAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("outcomes", "needles")
+@admin.register(ActivityState)
+class ActivityStateAdmin(ReadOnlyAdmin):
+    list_display = ("owner", "activity", "low_since", "last_query_at", "last_cycle_at", "last_cycle_status",
+                    "last_dream_at")
+    list_select_related = ("owner",)
+    search_fields = ("owner__username",)
+    actions = ["run_gardener"]
+
+    @admin.display(description="last cycle")
+    def last_cycle_status(self, state):
+        return (state.last_cycle or {}).get("status", "—")
+
+    @admin.action(description="Run a gardener cycle now for the selected users", permissions=["change"])
+    def run_gardener(self, request, queryset):
+        # The curator runs the owner's cycle in the owner's graph (their cubes, their undo).
+        run_for_each(self, request, queryset, lambda pk: gardener_run(actor=request.user, owner_id=pk, curator=True,
+                                                                      trigger="admin"), "Ran a gardener cycle for")

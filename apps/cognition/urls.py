@@ -28,4 +28,6 @@ urlpatterns = [
     path("cognition/benchmarks/", benchmarks.benchmarks, name="cognition-benchmarks"),
     path("cognition/benchmarks/start/", benchmarks.benchmark_start, name="cognition-benchmark-start"),
     path("cognition/benchmarks/<uuid:run_id>/", benchmarks.benchmark, name="cognition-benchmark"),
+    path("cognition/gardener/", views.gardener, name="cognition-gardener"),
+    path("cognition/gardener/run/", views.gardener_run_view, name="cognition-gardener-run"),
 ]

@@ -91,3 +91,14 @@ def undo_applied(restored: list[Memory], removed_ids: list, operation: str) -> d
     nodes, edges = _node_with_edges(restored)
     return {"operation": operation, "nodes": nodes, "edges": edges,
             "removed": [str(memory_id) for memory_id in removed_ids]}
+
+def gardener_changed(*, step: str, reversal_hash: str, nodes: list[Memory], relinked: list[Memory]) -> dict:
+    """What a gardener batch changed in one cube: nodes whose fields changed (importance scaled), and nodes whose
+    outgoing edges changed (an edge pruned or cut), each with all its outgoing edges now. Merges and forgets publish
+    their own events."""
+    ids = [memory.pk for memory in relinked]
+    outgoing: dict[str, list[dict]] = {str(pk): [] for pk in ids}
+    for row in MemoryLink.objects.filter(source_id__in=ids).values(*EDGE_COLUMNS):
+        outgoing[str(row["source_id"])].append(edge_payload(**row))
+    return {"step": step, "reversal_hash": reversal_hash, "nodes": [node_payload(memory) for memory in nodes],
+            "relinked": [{"id": str(pk), "outgoing_edges": outgoing[str(pk)]} for pk in ids]}

@@ -55,6 +55,8 @@ COGNITION_OPERATIONS = {
     f"{BASE}/benchmarks/{{run_id}}/": {"get"},
     f"{BASE}/blind-spots/": {"get"},
     f"{BASE}/blind-spots/{{blind_spot_id}}/resolve/": {"post"},
+    f"{BASE}/gardener/": {"get"},
+    f"{BASE}/gardener/run/": {"post"},
 }
 RATIONALE = "The team's deployment constraint found while debugging the release"
 

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from apps.cognition.api.blind_spot_views import BlindSpotListView, BlindSpotResolveView
+from apps.cognition.api.gardener_views import GardenerRunView, GardenerStatusView
 from apps.cognition.api.planning_views import (
     BenchmarkDetailView, BenchmarkStartView, CompareView, ReflectView, SearchPlanView,
 )
@@ -58,4 +59,6 @@ urlpatterns = [
     path("cognition/blind-spots/", BlindSpotListView.as_view(), name="blind-spot-list"),
     path("cognition/blind-spots/<str:blind_spot_id>/resolve/", BlindSpotResolveView.as_view(),
          name="blind-spot-resolve"),
+    path("cognition/gardener/", GardenerStatusView.as_view(), name="gardener-status"),
+    path("cognition/gardener/run/", GardenerRunView.as_view(), name="gardener-run"),
 ]

@@ -28,8 +28,11 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.cognition.limits import UNDO_RETENTION_DAYS
 from apps.cognition.lineage import changes_by
-from apps.cognition.models import Annotation, BlindSpot, ConsolidationRun, NodeProfile, Tombstone, UndoEntry
+from apps.cognition.models import (
+    ActivityState, Annotation, BlindSpot, ConsolidationRun, NodeProfile, Tombstone, UndoEntry,
+)
 from apps.cognition.services.curators import curator_scope
+from apps.cognition.services.gardener.limits import LEASE_IDLE_SECONDS as GARDENER_LEASE_SECONDS
 from apps.core.exceptions import Conflict, InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
@@ -39,6 +42,8 @@ from apps.memories.models import Memory, MemoryLink, MemoryVector
 from apps.memories.services import memory_delete
 
 SNAPSHOT_VERSION = 1
+# Operations whose snapshot folds in the undos of the merges and forgets they made (``covers``).
+COVERING = (UndoEntry.Operation.DREAM, UndoEntry.Operation.GARDENER)
 # Computed by PostgreSQL from the content: never written, so never kept.
 _GENERATED = {"search_vector"}
 # The row sets of a snapshot, in the order they are put back (each after the rows it refers to).
@@ -70,6 +75,11 @@ def _rows(queryset) -> list[dict]:
 def link_rows(link_ids) -> list[dict]:
     """These links as a snapshot keeps them (a dream snapshots each link before its first change)."""
     return _rows(MemoryLink.objects.filter(pk__in=list(link_ids)).order_by("pk"))
+
+
+def memory_rows(memory_ids) -> list[dict]:
+    """These memory rows as a snapshot keeps them (a gardener cycle snapshots each node before scaling it)."""
+    return _rows(Memory.objects.filter(pk__in=list(memory_ids)).order_by("pk"))
 
 
 def snapshot_take(memory_ids: list) -> dict:
@@ -170,11 +180,16 @@ def _cube_ids(entry: UndoEntry) -> set[str]:
 
 
 def _check_not_dreaming(entry: UndoEntry) -> None:
-    """A dream's undo waits until the dream has stopped: its snapshot still grows while it runs."""
+    """A dream's (or a gardener cycle's) undo waits until it has stopped: its snapshot still grows while it runs."""
     if entry.operation == UndoEntry.Operation.DREAM and ConsolidationRun.objects.filter(
             reversal_hash=entry.reversal_hash, status__in=ConsolidationRun.ACTIVE).exists():
         raise Conflict("This dream is still running, so it cannot be undone yet.", extra={
             "field": "reversal_hash", "suggestion": "Wait for it to finish (or query, which wakes it), then undo."})
+    if entry.operation == UndoEntry.Operation.GARDENER and ActivityState.objects.filter(
+            cycle_hash=entry.reversal_hash, cycle_heartbeat_at__gte=timezone.now() - timedelta(
+                seconds=GARDENER_LEASE_SECONDS)).exists():
+        raise Conflict("This gardener cycle is still running, so it cannot be undone yet.", extra={
+            "field": "reversal_hash", "suggestion": "Wait for it to finish (or query, which stops it), then undo."})
 
 
 def _check_writable(actor: User, entry: UndoEntry) -> None:
@@ -315,16 +330,18 @@ def _execute(owner: User, by: User, entry: UndoEntry, plan: UndoPlan) -> None:
             restored.save()
     entry.used_at = timezone.now()
     entry.save(update_fields=["used_at"])
-    if entry.operation == UndoEntry.Operation.DREAM:
-        # A dream's undo covers the undos of the merges it made (nothing is left for them to do), takes its blind
-        # spots away, and rolls the run back.
+    if entry.operation in COVERING:
+        # A dream's or a gardener cycle's undo covers the undos of the merges (and forgets) it made: nothing is left
+        # for them to do.
         UndoEntry.objects.filter(owner=owner, reversal_hash__in=snapshot.get("covers", []), used_at__isnull=True
                                  ).update(used_at=entry.used_at)
+    if entry.operation == UndoEntry.Operation.DREAM:
+        # A dream's undo also takes its blind spots away and rolls the run back.
         BlindSpot.objects.filter(owner=owner, run__reversal_hash=entry.reversal_hash).delete()
         ConsolidationRun.objects.filter(owner=owner, reversal_hash=entry.reversal_hash).update(
             status=ConsolidationRun.Status.ROLLED_BACK, updated_at=entry.used_at)
-    # An undo of links only (or a dream's, whose links join nodes it does not bring back) records them itself.
-    if not plan.restored_nodes or entry.operation == UndoEntry.Operation.DREAM:
+    # An undo of links only (or a dream's or cycle's, whose links join nodes it does not bring back) records them.
+    if not plan.restored_nodes or entry.operation in COVERING:
         _report_relinked(by, made_links, [row for row in links if row["fields"]["source"] in present
                                           and row["fields"]["target"] in present])
     memories = list(Memory.objects.filter(pk__in=plan.restored_nodes))
