@@ -25,7 +25,9 @@ from tests.query_counts import flat
 pytestmark = pytest.mark.django_db
 
 Types, Tools, Status = CurationTask.TaskType, CurationTask.SuggestedTool, CurationTask.Status
-PAGES = ["cognition-pulse", "cognition-inbox", "cognition-undo", "cognition-trash", "cognition-scratchpad"]
+PAGES = ["cognition-pulse", "cognition-inbox", "cognition-undo", "cognition-trash", "cognition-scratchpad",
+         "cognition-blind-spots", "cognition-homeostasis", "cognition-neuromodulation", "cognition-adversarial",
+         "cognition-benchmarks", "cognition-gardener"]
 
 
 def text(response) -> str:
