@@ -17,6 +17,8 @@ urlpatterns = [
     path("", include("apps.dashboard.urls")),
 ]
 
-# Under /api/ these answer in the API's JSON error envelope; elsewhere Django's own pages.
+# Under /api/ these answer in the API's JSON error envelope; elsewhere the app's pages (templates/400.html ...).
+handler400 = "apps.core.api.errors.bad_request_view"
+handler403 = "apps.core.api.errors.permission_denied_view"
 handler404 = "apps.core.api.errors.not_found_view"
 handler500 = "apps.core.api.errors.server_error_view"

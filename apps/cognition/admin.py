@@ -8,11 +8,13 @@ from django.contrib import admin
 
 from apps.cognition.dream_answers import dream_steps
 from apps.cognition.models import (
-    Annotation, CgSession, ConsolidationRun, CurationTask, Event, NodeProfile, ScratchpadItem, SessionItem, Tombstone,
-    UndoEntry,
+    ActivityState, Annotation, BenchmarkRun, BlindSpot, CgSession, ConsolidationRun, CurationTask, Event, NodeProfile,
+    ScratchpadItem, SessionItem, Tombstone, UndoEntry,
 )
+from apps.cognition.services.blind_spots import blind_spot_resolve
 from apps.cognition.services.decisions import task_approve, task_reject
 from apps.cognition.services.dream import dream_interrupt
+from apps.cognition.services.gardener.cycle import gardener_run
 from apps.cognition.services.quarantine import node_release
 from apps.cognition.services.scratchpad import scratchpad_clear
 from apps.cognition.services.undo import node_restore, undo_apply, undo_plan
@@ -289,3 +291,51 @@ class ConsolidationRunAdmin(ReadOnlyAdmin):
         hashes = dict(queryset.values_list("pk", "reversal_hash"))
         run_for_each(self, request, queryset, lambda pk: undo_apply(
             actor=request.user, reversal_hash=hashes[pk], preview=False, curator=True), "Undid")
+@admin.register(BlindSpot)
+class BlindSpotAdmin(ReadOnlyAdmin):
+    list_display = ("kind", "owner", "query_preview", "best_score", "created_at", "resolved_at")
+    list_filter = ("kind", "owner")
+    list_select_related = ("owner",)
+    search_fields = ("query",)
+    date_hierarchy = "created_at"
+    actions = ["resolve"]
+
+    @admin.display(description="query")
+    def query_preview(self, spot):
+        return _preview(spot.query)
+
+    @admin.action(description="Resolve selected blind spots", permissions=["change"])
+    def resolve(self, request, queryset):
+        run_for_each(self, request, queryset,
+                     lambda pk: blind_spot_resolve(actor=request.user, blind_spot_id=pk, curator=True), "Resolved")
+
+
+@admin.register(BenchmarkRun)
+class BenchmarkRunAdmin(ReadOnlyAdmin):
+    list_display = ("test_type", "owner", "status", "phase", "needle_count", "haystack_size", "created_at",
+                    "finished_at")
+    list_filter = ("status", "test_type", "owner")
+    list_select_related = ("owner",)
+    date_hierarchy = "created_at"
+    # Per-query outcomes and the needle map are working state; the report holds the figures.
+    hidden_fields = ("outcomes", "needles")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("outcomes", "needles")
+@admin.register(ActivityState)
+class ActivityStateAdmin(ReadOnlyAdmin):
+    list_display = ("owner", "activity", "low_since", "last_query_at", "last_cycle_at", "last_cycle_status",
+                    "last_dream_at")
+    list_select_related = ("owner",)
+    search_fields = ("owner__username",)
+    actions = ["run_gardener"]
+
+    @admin.display(description="last cycle")
+    def last_cycle_status(self, state):
+        return (state.last_cycle or {}).get("status", "—")
+
+    @admin.action(description="Run a gardener cycle now for the selected users", permissions=["change"])
+    def run_gardener(self, request, queryset):
+        # The curator runs the owner's cycle in the owner's graph (their cubes, their undo).
+        run_for_each(self, request, queryset, lambda pk: gardener_run(actor=request.user, owner_id=pk, curator=True,
+                                                                      trigger="admin"), "Ran a gardener cycle for")

@@ -11,9 +11,11 @@ class CognitionConfig(AppConfig):
         from apps.cognition.media_files import remove_media_of_purged
         from apps.cognition.selectors.immune import quarantined
         from apps.cognition.services.dream.wake import wake_on_query
+        from apps.cognition.services.gardener.activity import count_query
         from apps.memories import changes, exclusions, queries
 
         changes.register(record_changes)
         changes.register(remove_media_of_purged)
         exclusions.register(quarantined)
         queries.register(wake_on_query)
+        queries.register(count_query)

@@ -98,6 +98,7 @@ class Event(models.Model):
         ANNOTATED = "annotated", "Annotated"
         MERGED = "merged", "Merged"
         DREAMED = "dreamed", "Dreamed"
+        GARDENED = "gardened", "Gardened"
         DELETED = "deleted", "Deleted"
         FORGOTTEN = "forgotten", "Forgotten"
         RESTORED = "restored", "Restored"
@@ -141,6 +142,8 @@ class UndoEntry(models.Model):
         # A merge_concepts call that linked its nodes instead (their priors disagree): its relational edges.
         RELATE = "relate", "Relational link"
         DREAM = "dream", "Dream"
+        # A gardener cycle (services/gardener/): the links it removed, the importance it scaled, its merges and forgets.
+        GARDENER = "gardener", "Gardener cycle"
 
     reversal_hash = models.CharField(max_length=64, primary_key=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -412,3 +415,37 @@ class BenchmarkRun(TimeStampedModel):
 
     def __str__(self) -> str:
         return f"{self.test_type} {self.pk}"
+
+
+class ActivityState(models.Model):
+    """How active a user is (services/gardener/activity.py) and what their gardener did: the EWMA of their queries,
+    since when it has been low, the last cycle (its report) and the lease of a cycle under way."""
+
+    owner = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE,
+                                 related_name="activity_state")
+    # EWMA of min(1, queries in a tick / 5), one step per 30 s tick.
+    activity = models.FloatField(default=0.0)
+    # Queries counted (flushed by the processes that served them) and not yet folded into the EWMA by a tick.
+    pending_queries = models.PositiveIntegerField(default=0)
+    queries_total = models.BigIntegerField(default=0)
+    last_tick_queries = models.PositiveIntegerField(default=0)
+    last_tick_at = models.DateTimeField(null=True, blank=True)
+    last_query_at = models.DateTimeField(null=True, blank=True)
+    # Since when the activity has been below the idle threshold (None: it is not).
+    low_since = models.DateTimeField(null=True, blank=True)
+    last_cycle_at = models.DateTimeField(null=True, blank=True)
+    # {"status", "trigger", "started_at", "finished_at", "stop_reason", "counters", "reversal_hash", "notes"}.
+    last_cycle = models.JSONField(default=dict, blank=True)
+    # When the tick last triggered the user's dream (auto-dream).
+    last_dream_at = models.DateTimeField(null=True, blank=True)
+    # A cycle under way holds this lease (wall-clock), renewed before each batch; a silent one is taken over.
+    cycle_token = models.CharField(max_length=32, blank=True)
+    cycle_heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # The reversal hash of the cycle under way (its undo waits until it stops).
+    cycle_hash = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        verbose_name = "activity state"
+
+    def __str__(self) -> str:
+        return f"activity of {self.owner_id}: {self.activity:.3f}"

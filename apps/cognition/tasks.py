@@ -4,9 +4,13 @@ import logging
 from celery import shared_task
 
 from apps.cognition.limits import BENCHMARK_LEASE_SECONDS
+from apps.accounts.models import User
 from apps.cognition.models import ConsolidationRun
 from apps.cognition.services.benchmark import recall_test_continue
 from apps.cognition.services.dream import dream_execute
+from apps.cognition.services.gardener.activity import activity_tick
+from apps.cognition.services.gardener.cycle import gardener_run
+from apps.core.exceptions import DomainError
 from apps.cognition.services.purge import expired_purge
 
 logger = logging.getLogger(__name__)
@@ -51,3 +55,29 @@ def benchmark_run(self, run_id: str) -> str:
     if outcome == "leased":
         raise self.retry(countdown=BENCHMARK_LEASE_SECONDS)
     return outcome
+
+
+@shared_task(name="cognition.gardener_tick", acks_late=True)
+def gardener_tick() -> dict:
+    """Periodic (every 30 s, see CELERY_BEAT_SCHEDULE): fold every user's queries into their activity, queue the dreams
+    it triggered (auto-dream) and a gardener cycle for each user due one. A second tick within 15 s changes nothing."""
+    report = activity_tick()
+    for run_id in report.dreams:
+        dream_run.delay(run_id)
+    for user_id in report.cycles:
+        gardener_cycle.delay(user_id)
+    return {"updated": report.updated, "cycles": report.cycles, "dreams": report.dreams}
+
+
+@shared_task(name="cognition.gardener_cycle", acks_late=True)
+def gardener_cycle(user_id: int) -> dict:
+    """One automatic gardener cycle of a user. A refusal (they became active, a cycle or dream of theirs is under way,
+    the graph grew too large) is final: the next tick decides again."""
+    user = User.objects.filter(pk=user_id, is_active=True).first()
+    if user is None:
+        return {"user_id": user_id, "status": None}
+    try:
+        report = gardener_run(actor=user, trigger="auto")
+    except DomainError as exc:
+        return {"user_id": user_id, "status": "skipped", "reason": exc.message}
+    return {"user_id": user_id, "status": report.status, "counters": report.counters}

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from apps.cognition import views
+from apps.cognition.pages import benchmarks, insight
 
 # No app_name: the navigation includes these in the dashboard URL namespace (dashboard:cognition-inbox, ...).
 urlpatterns = [
@@ -21,4 +22,17 @@ urlpatterns = [
     path("cognition/dreams/<uuid:run_id>/interrupt/", views.dream_interrupt_view, name="cognition-dream-interrupt"),
     path("cognition/dreams/<uuid:run_id>/undo/preview/", views.dream_undo_preview, name="cognition-dream-undo-preview"),
     path("cognition/dreams/<uuid:run_id>/undo/", views.dream_undo, name="cognition-dream-undo"),
+    path("cognition/blind-spots/", insight.blind_spots, name="cognition-blind-spots"),
+    path("cognition/blind-spots/<uuid:blind_spot_id>/resolve/", insight.blind_spot_resolve_view,
+         name="cognition-blind-spot-resolve"),
+    path("cognition/homeostasis/", insight.homeostasis, name="cognition-homeostasis"),
+    path("cognition/neuromodulation/", insight.neuromodulation, name="cognition-neuromodulation"),
+    path("cognition/adversarial/", insight.adversarial, name="cognition-adversarial"),
+    path("cognition/quarantine/<uuid:node_id>/release/", insight.quarantine_release_view,
+         name="cognition-quarantine-release"),
+    path("cognition/benchmarks/", benchmarks.benchmarks, name="cognition-benchmarks"),
+    path("cognition/benchmarks/start/", benchmarks.benchmark_start, name="cognition-benchmark-start"),
+    path("cognition/benchmarks/<uuid:run_id>/", benchmarks.benchmark, name="cognition-benchmark"),
+    path("cognition/gardener/", views.gardener, name="cognition-gardener"),
+    path("cognition/gardener/run/", views.gardener_run_view, name="cognition-gardener-run"),
 ]

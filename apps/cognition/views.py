@@ -14,15 +14,18 @@ from django.views.decorators.http import require_POST
 from apps.cognition.dream_answers import dream_answer
 from apps.cognition.forms import DreamTriggerForm, ReversalForm, ScratchpadClearForm, TaskApproveForm, TrashSearchForm
 from apps.cognition.models import CurationTask
+from apps.cognition.selectors.dreams import dreams_page
+from apps.cognition.selectors.gardener import gardener_status
 from apps.cognition.selectors.listings import (
     scratchpad_page, session_detail, sessions_page, tasks_page, trash_page, undo_page,
 )
-from apps.cognition.selectors.dreams import dreams_page
 from apps.cognition.selectors.state import neuromodulation_get
 from apps.cognition.selectors.tombstones import tombstones_search
 from apps.cognition.services.curation import MergeResult
 from apps.cognition.services.decisions import Decision, task_approve, task_reject
 from apps.cognition.services.dream import dream_get, dream_interrupt, dream_trigger
+from apps.cognition.services.gardener import limits as gardener_limits
+from apps.cognition.services.gardener.cycle import gardener_run
 from apps.cognition.services.scratchpad import scratchpad_clear
 from apps.cognition.services.undo import UndoResult, node_restore, undo_apply
 from apps.cognition.tasks import dream_queue
@@ -250,6 +253,48 @@ def scratchpad_clear_view(request):
     else:
         messages.info(request, "That scratchpad was already empty.")
     return redirect("dashboard:cognition-scratchpad")
+
+
+# --- the gardener ------------------------------------------------------------------------------------------------
+
+# What a cycle's counters mean (one, several), in the order the page lists them.
+CYCLE_CHANGES = (("edges_pruned", "weak idle link pruned", "weak idle links pruned"),
+                 ("merges", "near-duplicate pair merged", "near-duplicate pairs merged"),
+                 ("cycles_broken", "causal cycle cut at its weakest link", "causal cycles cut at their weakest link"),
+                 ("tasks_opened", "curation task opened", "curation tasks opened"),
+                 ("nodes_forgotten", "old unused orphan moved to the trash", "old unused orphans moved to the trash"),
+                 ("nodes_purged", "expired node purged for good", "expired nodes purged for good"),
+                 ("nodes_scaled", "node's importance scaled", "nodes' importance scaled"))
+
+
+@login_required
+def gardener(request):
+    status = gardener_status(actor=request.user)
+    counters = status.last_cycle.get("counters", {})
+    return render(request, "cognition/gardener.html", {
+        "status": status, "started": status.last_cycle_started,
+        "changes": [(one if counters[name] == 1 else several, counters[name])
+                    for name, one, several in CYCLE_CHANGES if counters.get(name)],
+        "rules": {"idle_activity": gardener_limits.IDLE_ACTIVITY, "max_nodes": gardener_limits.MAX_NODES,
+                  "tick_seconds": gardener_limits.TICK_SECONDS,
+                  "idle_minutes_for_cycle": gardener_limits.IDLE_SECONDS_FOR_CYCLE // 60,
+                  "minutes_between_cycles": gardener_limits.SECONDS_BETWEEN_CYCLES // 60,
+                  "idle_minutes_for_dream": gardener_limits.IDLE_SECONDS_FOR_DREAM // 60},
+    })
+
+
+@login_required
+@require_POST
+def gardener_run_view(request):
+    try:
+        report = gardener_run(actor=request.user, trigger="manual")
+    except DomainError as error:
+        messages.error(request, f"No cycle ran: {error.message}")
+    else:
+        changed = sum(report.counters.get(name, 0) for name, _, _ in CYCLE_CHANGES)
+        messages.success(request, f"The cycle {report.status}: {changed} change{'s' * (changed != 1)}."
+                         if report.status == "completed" else f"The cycle stopped ({report.stop_reason}).")
+    return redirect("dashboard:cognition-gardener")
 
 
 # --- dream runs --------------------------------------------------------------------------------------------------

@@ -50,6 +50,8 @@ def graph(request):
             "page": reverse("dashboard:memory-detail", args=[UUID_PLACEHOLDER]).replace(str(UUID_PLACEHOLDER), "MEMORY_ID"),
             "edit": reverse("dashboard:memory-edit", args=[UUID_PLACEHOLDER]).replace(str(UUID_PLACEHOLDER), "MEMORY_ID"),
             "socket": "/ws/graph/",
+            "causalPath": reverse("cognition_api:causal-path"),
+            "causalExpand": reverse("cognition_api:causal-expand"),
         },
     }
     return render(request, "graph/graph.html", {

@@ -164,5 +164,9 @@ class CubeLexeme(models.Model):
     lexeme = models.TextField(blank=True)
     documents = models.IntegerField()
 
+    class Meta:
+        # Search's "did you mean": the user's own lexemes nearest a word no memory holds, by trigram similarity.
+        indexes = [GinIndex(fields=["lexeme"], opclasses=["gin_trgm_ops"], name="cube_lexeme_trigram")]
+
     def __str__(self) -> str:
         return f"{self.cube_id}: {self.lexeme or '(live memories)'} x {self.documents}"

@@ -22,11 +22,22 @@ def _lexeme_words(text: str) -> list[str]:
     return [w.lower() for w in re.findall(r"[^\W_]+", text, re.UNICODE)]
 
 
+def plain_word(text: str) -> bool:
+    """One word as the query parser splits them: safe to put in a tsquery as it is."""
+    return _lexeme_words(text) == [text.lower()]
+
+
 @dataclass(frozen=True)
 class ParsedQuery:
     tsquery: str  # text for to_tsquery(config, ...); "" when nothing searchable is left
     terms: list[str]  # the positive words, for matchedTerms and highlighting
     boolean: bool  # True when the query used operators, phrases or negation
+
+    def with_terms(self, words: list[str]) -> ParsedQuery:
+        """A plain-word query matching these words too (plain words, as ``plain_word`` checks)."""
+        assert not self.boolean, "a boolean query's logic is the user's"
+        terms = list(dict.fromkeys([*self.terms, *words]))
+        return ParsedQuery(tsquery=" | ".join(terms), terms=terms, boolean=False)
 
 
 def parse_search(text: str) -> ParsedQuery:

@@ -5,7 +5,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-WORD = re.compile(r"[A-Za-z][A-Za-z0-9'_-]*")
+# Letters of any script start a word ("Tomás", "Zürich", "東京" stay whole); digits, apostrophes, _ and - continue it.
+WORD = re.compile(r"[^\W\d_][\w'-]*")
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below

@@ -56,6 +56,10 @@ def search(request):
         else:
             context.update(result=result, **_pages(request, offset=offset, limit=limit, total=result.total_count,
                                                    shown=len(result.items)))
+            if result.suggestion:
+                query = request.GET.copy()
+                query["q"], query["offset"] = result.suggestion, 0
+                context["suggestion_url"] = f"?{query.urlencode()}"
     return render(request, "memories/search.html", context)
 
 

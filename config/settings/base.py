@@ -189,6 +189,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "cognition.purge_expired",
         "schedule": 3600,
     },
+    # Activity EWMA, auto-dream and gardener cycles (apps/cognition/services/gardener/limits.py TICK_SECONDS).
+    "cognition-gardener-tick": {
+        "task": "cognition.gardener_tick",
+        "schedule": 30,
+    },
 }
 
 # --- Live graph (Channels) ----------------------------------------------------------------------

@@ -8,6 +8,7 @@ import Graph from "graphology";
 import { drawDiscNodeHover } from "sigma/rendering";
 
 import { api } from "./api.js";
+import { CausalPanel } from "./causal.js";
 import { edgeColor, FADED_EDGE, FADED_NODE, HIGHLIGHT, KIND_COLORS, LINK_COLORS, nodeColor, SECTOR_COLORS } from "./colors.js";
 import { h, preview } from "./dom.js";
 import { PacedSigma } from "./frames.js";
@@ -76,6 +77,7 @@ class GraphApp {
       onState: (state) => this.liveState(state),
       onError: (error) => this.toast(error.message, true),
     });
+    this.causal = new CausalPanel(this);
     this.bindInteractions();
     this.bindControls();
     this.renderLegend();
@@ -343,6 +345,8 @@ class GraphApp {
   }
 
   reduceNode(node, data) {
+    const causal = this.causal.reduceNode(node, data);
+    if (causal) return causal;
     const picked = this.panel.pairId === node;
     const selected = this.shownSelection();
     if (!selected && !this.matches && !this.flash.size && !picked) return data;
@@ -386,6 +390,8 @@ class GraphApp {
   }
 
   reduceEdge(edge, data) {
+    const causal = this.causal.reduceEdge(edge, data);
+    if (causal) return causal;
     const selected = this.shownSelection();
     if (!selected && !this.matches && !this.flash.size) return data;
     if (this.flash.has(edge)) return { ...data, color: HIGHLIGHT, size: data.size + 1 };

@@ -19,13 +19,14 @@ from schemathesis.specs.openapi.checks import (
     content_type_conformance, response_schema_conformance, status_code_conformance,
 )
 
+from apps.cognition.models import BlindSpot
 from apps.projects.models import Project
 from tests.memories.test_faults_worker import _close_broker_connections  # noqa: F401 (fixture: dropping the test DB)
 from tests.projects.test_api import make_episode
 
 MAX_EXAMPLES = 10
 # The operations of the schema: a new endpoint changes this count, and so cannot skip the fuzzer unnoticed.
-OPERATION_COUNT = 143
+OPERATION_COUNT = 147
 
 CONFIG = schemathesis.Config.from_dict({
     "generation": {"max-examples": MAX_EXAMPLES, "deterministic": True, "mode": "all", "database": "none"},
@@ -114,6 +115,9 @@ def world(user, other_user, make_token, monkeypatch, settings):
     benchmark = post("/api/v1/cognition/benchmarks/", {"needle_count": 5, "haystack_size": 100}, status=200)
     # A dream queued for a worker that never comes: the fuzzer's triggers meet 409 (or resume it once interrupted).
     dream = post("/api/v1/cognition/dreams/", {"phase": "nrem"}, status=202)
+    # Blind spots come from a dream's REM, which REST does not run: one made as REM records it.
+    blind_spot = BlindSpot.objects.create(owner=user, kind=BlindSpot.Kind.THIN, query="index builds",
+                                          node_ids=[node["node_id"]], best_score=0.2)
     WORLD.clear()
     WORLD.update({
         "memory_id": first["id"], "source": first["id"], "target": second["id"], "cube_id": cube["id"],
@@ -125,6 +129,7 @@ def world(user, other_user, make_token, monkeypatch, settings):
         "node_id": node["node_id"], "task_id": twin["curation_task_id"], "reversal_hash": forgotten["reversal_hash"],
         "cg_session_id": node["session_id"], "agent_id": "fuzz-agent", "run_id": benchmark["run_id"],
         "dream_run_id": dream["dream_run_id"],
+        "blind_spot_id": str(blind_spot.pk),
     })
     yield WORLD
     WORLD.clear()

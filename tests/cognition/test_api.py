@@ -56,6 +56,10 @@ COGNITION_OPERATIONS = {
     f"{BASE}/dreams/": {"get", "post"},
     f"{BASE}/dreams/{{dream_run_id}}/": {"get"},
     f"{BASE}/dreams/{{dream_run_id}}/interrupt/": {"post"},
+    f"{BASE}/blind-spots/": {"get"},
+    f"{BASE}/blind-spots/{{blind_spot_id}}/resolve/": {"post"},
+    f"{BASE}/gardener/": {"get"},
+    f"{BASE}/gardener/run/": {"post"},
 }
 RATIONALE = "The team's deployment constraint found while debugging the release"
 

@@ -25,7 +25,9 @@ from tests.query_counts import flat
 pytestmark = pytest.mark.django_db
 
 Types, Tools, Status = CurationTask.TaskType, CurationTask.SuggestedTool, CurationTask.Status
-PAGES = ["cognition-pulse", "cognition-inbox", "cognition-undo", "cognition-trash", "cognition-scratchpad"]
+PAGES = ["cognition-pulse", "cognition-inbox", "cognition-undo", "cognition-trash", "cognition-scratchpad",
+         "cognition-blind-spots", "cognition-homeostasis", "cognition-neuromodulation", "cognition-adversarial",
+         "cognition-benchmarks", "cognition-gardener", "cognition-dreams"]
 
 
 def text(response) -> str:
@@ -172,12 +174,12 @@ def test_an_undo_whose_plan_changed_since_its_preview_is_refused_with_a_clear_me
 
 
 def test_another_users_undo_is_not_found_and_not_shown(alice, bob, other_user):
-    memory, = nodes(other_user, "Bob's private note about his garden.")
+    memory, = nodes(other_user, "Bob's private note about his orchard.")
     forgotten = node_forget(actor=other_user, node_id=memory.pk, reason="obsolete")
     for name in ("cognition-undo-preview", "cognition-undo-execute"):
         assert alice.post(reverse(f"dashboard:{name}"), {"reversal_hash": forgotten.reversal_hash}).status_code == 404
-    assert "garden" not in text(alice.get(reverse("dashboard:cognition-undo")))
-    assert "garden" in text(bob.get(reverse("dashboard:cognition-undo")))
+    assert "orchard" not in text(alice.get(reverse("dashboard:cognition-undo")))
+    assert "orchard" in text(bob.get(reverse("dashboard:cognition-undo")))
     assert UndoEntry.objects.get().used_at is None
 
 
@@ -201,7 +203,7 @@ def test_the_trash_lists_searches_and_restores(alice, user):
 
 
 def test_another_users_trash_is_not_shown_nor_restorable(alice, other_user):
-    memory, = nodes(other_user, "Bob's private note about his garden.")
+    memory, = nodes(other_user, "Bob's private note about his orchard.")
     node_forget(actor=other_user, node_id=memory.pk, reason="obsolete")
     assert "private note" not in text(alice.get(reverse("dashboard:cognition-trash")))
     assert "private note" not in text(alice.get(reverse("dashboard:cognition-trash"), {"q": "garden"}))

@@ -138,6 +138,8 @@ async def test_texts_name_only_tools_this_profile_serves(alice_token):
              instructions["system_prompt_fragment"], *instructions["antipatterns"]]
     named = {name for text in texts for name in re.findall(r"`([a-z_]+)`", text)}
     assert named and named <= served
+    # And the other way: the manifest's layers place every tool the profile serves (but the manifest's own).
+    assert served - named - {"get_graph_manifest", "get_system_instructions"} == set()
     assert {behavior["tool"] for behavior in instructions["critical_behaviors"]} <= served
     assert set(sum(manifest["layer_guidance"].values(), [])) <= served
     assert "L1 Sensing" in manifest["prompt_fragment"] and "L5 Coherence" in manifest["prompt_fragment"]

@@ -271,3 +271,17 @@ async def test_a_database_that_does_not_answer_is_a_retryable_failure(alice_toke
     assert failure["error"].startswith("The database did not answer in time")
     assert "Retry in 5 seconds" in failure["error"]
     assert "couldn't get a connection" not in failure["error"] + failure["suggestion"]
+
+
+async def test_search_memories_adds_did_you_mean_only_when_a_word_was_corrected(user, alice_token):
+    await database_sync_to_async(memory_store_plain)(user, "The postgres migration runs on Sunday night.")
+    async with in_process(alice_token) as client:
+        typo = data_of(await client.call_tool("search_memories", {"userId": user.username, "text": "postgress"}))
+        clean = data_of(await client.call_tool("search_memories", {"userId": user.username, "text": "postgres"}))
+    assert typo["didYouMean"] == "postgres" and typo["totalCount"] == 1
+    assert set(clean) == {"memories", "totalCount", "searchType"}
+
+
+def memory_store_plain(user, content: str) -> None:
+    from apps.memories.services import memory_store
+    memory_store(actor=user, content=content)

@@ -12,6 +12,7 @@ from apps.memories.services import (
     memory_boost, memory_decay, memory_delete, memory_reembed, memory_restore, memory_retrieve, memory_search,
     memory_update,
 )
+from apps.memories.services import linking
 from apps.memories.services.lifecycle import DECAY_FLOOR, SECTOR_DECAY_FACTORS
 
 
@@ -156,3 +157,33 @@ def test_decay_has_a_floor_and_skips_deleted(user, store):
     gone.refresh_from_db()
     assert old.strength == pytest.approx(DECAY_FLOOR)
     assert gone.strength == 0
+
+
+def test_an_edit_that_adds_a_topic_keeps_the_link_to_what_the_memory_still_relates_to(user, store):
+    bed = store(user, "The tomatoes in the south bed need water every other evening.")
+    store(user, "Slugs ate the lettuce seedlings: put copper tape around the raised bed.")
+    memory = store(user, "Tomato plants in the south bed were watered this evening.")
+    assert MemoryLink.objects.filter(source=memory, target=bed).exists()
+    memory_update(actor=user, memory_id=memory.pk, content="Tomato plants in the south bed were watered this evening; "
+                  "slugs ate the lettuce seedlings, so copper tape goes around the raised bed.")
+    # Its weight fell under the waypoint floor (0.39), not under the floor a link needs to stay.
+    kept = MemoryLink.objects.get(source=memory, target=bed)
+    assert linking.KEEP_FLOOR <= kept.weight < linking.WAYPOINT_FLOOR
+
+
+def test_an_edit_redoes_only_the_content_linkers_links(user, store):
+    memory = store(user, "Deploys happen on Fridays after the standup.")
+    far = store(user, "The cat sleeps on the radiator in winter.")
+    MemoryLink.objects.create(source=memory, target=far, weight=0.9, origin=MemoryLink.Origin.MANUAL)
+    dreamt = store(user, "Lunch on Fridays is pizza with the team.")
+    MemoryLink.objects.create(source=memory, target=dreamt, weight=0.3, origin=MemoryLink.Origin.NREM)
+    memory_update(actor=user, memory_id=memory.pk, content="Deploys happen on Friday afternoons after the standup.")
+    assert set(MemoryLink.objects.filter(source=memory).exclude(origin__in=["store", "parse"])
+               .values_list("target_id", "origin")) == {(far.pk, "manual"), (dreamt.pk, "nrem")}
+
+
+def test_an_edit_to_something_else_entirely_drops_the_old_links(user, store):
+    bed = store(user, "The tomatoes in the south bed need water every other evening.")
+    memory = store(user, "Tomato plants in the south bed were watered this evening.")
+    memory_update(actor=user, memory_id=memory.pk, content="The quarterly tax return is due at the end of January.")
+    assert not MemoryLink.objects.filter(source=memory, target=bed).exists()

@@ -1,6 +1,8 @@
 from django.urls import path
 
 from apps.cognition.api.dream_views import DreamDetailView, DreamInterruptView, DreamListView
+from apps.cognition.api.blind_spot_views import BlindSpotListView, BlindSpotResolveView
+from apps.cognition.api.gardener_views import GardenerRunView, GardenerStatusView
 from apps.cognition.api.planning_views import (
     BenchmarkDetailView, BenchmarkStartView, CompareView, ReflectView, SearchPlanView,
 )
@@ -58,4 +60,9 @@ urlpatterns = [
     path("cognition/dreams/", DreamListView.as_view(), name="dream-list"),
     path("cognition/dreams/<str:dream_run_id>/", DreamDetailView.as_view(), name="dream-detail"),
     path("cognition/dreams/<str:dream_run_id>/interrupt/", DreamInterruptView.as_view(), name="dream-interrupt"),
+    path("cognition/blind-spots/", BlindSpotListView.as_view(), name="blind-spot-list"),
+    path("cognition/blind-spots/<str:blind_spot_id>/resolve/", BlindSpotResolveView.as_view(),
+         name="blind-spot-resolve"),
+    path("cognition/gardener/", GardenerStatusView.as_view(), name="gardener-status"),
+    path("cognition/gardener/run/", GardenerRunView.as_view(), name="gardener-run"),
 ]

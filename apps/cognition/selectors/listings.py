@@ -78,6 +78,11 @@ def sessions_page(*, actor: User, page=1) -> tuple[Page, list[SessionRow]]:
     return shown, [_session_row(session, session.urgent) for session in shown]
 
 
+def recent_sessions(*, actor: User, limit: int = 20) -> list[CgSession]:
+    """The actor's latest sessions, for a page that lets them pick one."""
+    return list(CgSession.objects.filter(owner=actor).order_by("-updated_at", "-pk")[:limit])
+
+
 @dataclass(frozen=True)
 class ItemRow:
     item: SessionItem

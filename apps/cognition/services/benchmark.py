@@ -281,9 +281,10 @@ def baseline_name(baseline_model: str) -> str:
 
 
 def recall_test_start(*, actor: User, test_type=None, needle_count=None, haystack_size=None, baseline_model=None,
-                      seed=None) -> BenchmarkRun:
-    """Start a run and work on it inline for ENGRAM_BENCHMARK_INLINE_SECONDS: the finished run, or the running one
-    handed to Celery. One unfinished run per user (Conflict ``benchmark_running`` with its id)."""
+                      seed=None, inline_seconds: float | None = None) -> BenchmarkRun:
+    """Start a run and work on it inline for ``inline_seconds`` (ENGRAM_BENCHMARK_INLINE_SECONDS when None; a page
+    that shows progress itself passes 0, so only the first batch runs in its request): the finished run, or the
+    running one handed to Celery. One unfinished run per user (Conflict ``benchmark_running`` with its id)."""
     test_type = _clean_choice(test_type, needles.TEST_TYPES, needles.NEEDLE_HAYSTACK, "test_type")
     count = NEEDLE_COUNT.clean(needle_count, field="needle_count")
     size = HAYSTACK_SIZE.clean(haystack_size, field="haystack_size")
@@ -303,7 +304,8 @@ def recall_test_start(*, actor: User, test_type=None, needle_count=None, haystac
         active = BenchmarkRun.objects.filter(owner=actor, status__in=ACTIVE).first()
         raise _running(active) from None
     token = _take_lease(run)
-    deadline = time.monotonic() + settings.ENGRAM_BENCHMARK_INLINE_SECONDS
+    inline = settings.ENGRAM_BENCHMARK_INLINE_SECONDS if inline_seconds is None else inline_seconds
+    deadline = time.monotonic() + inline
     if _work(run, token=token, deadline=deadline):
         run.refresh_from_db()
         return run

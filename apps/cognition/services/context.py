@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import F, TextField
-from django.db.models.functions import Cast
+from django.db import connection
+from django.db.models import F
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -44,6 +44,7 @@ from apps.cognition.services.neuromod import Levels, candidates, levels_of, rera
 from apps.cognition.services.sessions import Recorded, session_record, session_start
 from apps.core.commits import unflushed_commit
 from apps.core.exceptions import InvalidInput
+from apps.memories.models import Memory, MemoryLink, MemoryVector
 from apps.memories.selectors import memories_readable
 from apps.memories.services import memory_reinforce, memory_retrieve
 from apps.memories.validation import MAX_QUERY_CHARS
@@ -166,8 +167,7 @@ def context_inject(*, actor: User, query, max_tokens=None, session_id=None, prio
     # Only the pool counts as accessed, not the candidates the re-rank left out.
     memory_reinforce(memory_ids=[item.memory.pk for item in chosen])
     seeds = {str(item.memory.pk): item.score for item in chosen}
-    seed_edges = links_touching(seeds) if seeds else []
-    nodes = _expanded(actor, seeds, seed_edges, pool, levels)
+    seed_edges, nodes = _expanded(actor, seeds, pool, levels) if seeds else ([], [])
     # The model reads a query's first 256 tokens, well within MAX_QUERY_CHARS: retrieval's vector is the query's.
     query_vector = np.asarray(retrieved.query_vector, dtype=np.float64)
 
@@ -235,29 +235,47 @@ def _clean_metadata(value) -> list[str]:
 
 # --- retrieval and expansion -----------------------------------------------------------------------------------------
 
-def _expanded(actor: User, seeds: dict[str, float], seed_edges: list[Edge], pool: int, levels: Levels) -> list[Node]:
-    """The retrieved nodes and up to ``pool`` of their live, readable neighbours, best first by the re-rank (one
-    query)."""
+def _expanded(actor: User, seeds: dict[str, float], pool: int, levels: Levels) -> tuple[list[Edge], list[Node]]:
+    """The links at either end of the retrieved nodes (strongest first), and the retrieved nodes with up to ``pool``
+    of their live, readable neighbours, best first by the re-rank: one statement for both."""
+    seed_edges, found = _seed_graph(actor, list(seeds))
     reached: dict[str, float] = {}
     for edge in seed_edges:
         for node, other in ((edge.source, edge.target), (edge.target, edge.source)):
             if node in seeds and other not in seeds:
                 reached[other] = max(reached.get(other, 0.0), seeds[node] * edge.weight)
-    # The vector as text, parsed by numpy: pgvector's own parser (a float() per component) cost more than the
-    # statement.
-    rows = (memories_readable(actor=actor).filter(pk__in=[*seeds, *reached])
-            .annotate(embedding=Cast("vector__embedding", TextField()), profile_delta_s=F("node_profile__delta_s"))
-            .values_list("pk", "content", "kind", "importance", "embedding", "profile_delta_s"))
-    found = {str(pk): (content, kind, importance, embedding, delta_s)
-             for pk, content, kind, importance, embedding, delta_s in rows}
     neighbours = sorted((node for node in reached if node in found), key=lambda node: -reached[node])[:pool]
     scores = {**{node: score for node, score in seeds.items() if node in found},
               **{node: reached[node] for node in neighbours}}
     ordered = rerank(list(scores), levels=levels, score=scores.__getitem__, importance=lambda node: found[node][2])
-    return [Node(node, found[node][0], found[node][1], found[node][2],
-                 None if found[node][3] is None else _vector(found[node][3]), found[node][4],
-                 round(scores[node], 6))
-            for node in ordered]
+    return seed_edges, [Node(node, found[node][0], found[node][1], found[node][2],
+                             None if found[node][3] is None else _vector(found[node][3]), found[node][4],
+                             round(scores[node], 6))
+                        for node in ordered]
+
+
+def _seed_graph(actor: User, seeds: list[str]) -> tuple[list[Edge], dict[str, tuple]]:
+    """The links touching ``seeds``, and the live rows the actor may read among the seeds and the nodes at the links'
+    other ends (id -> content, kind, importance, vector as text, profile's delta S): a read of the links and one of
+    the nodes they reach were two round trips on every call. The vector as text is parsed by numpy: pgvector's own
+    parser (a float() per component) cost more than the statement."""
+    memory, link = Memory._meta.db_table, MemoryLink._meta.db_table
+    vector, profile = MemoryVector._meta.db_table, NodeProfile._meta.db_table
+    scope_sql, scope_params = memories_readable(actor=actor).order_by().values("pk").query.sql_with_params()
+    sql = (f"WITH touching AS MATERIALIZED (SELECT source_id, target_id, link_type, weight FROM {link} "
+           f"WHERE source_id = ANY(%s::uuid[]) OR target_id = ANY(%s::uuid[])) "
+           f"SELECT 'edge', source_id::text, target_id::text, link_type, weight, NULL, NULL FROM touching "
+           f"UNION ALL SELECT 'node', m.id::text, m.kind, m.content, m.importance, v.embedding::text, p.delta_s "
+           f"FROM (SELECT unnest(%s::uuid[]) UNION SELECT source_id FROM touching UNION SELECT target_id FROM touching) "
+           f"ends (id) JOIN {memory} m ON m.id = ends.id LEFT JOIN {vector} v ON v.memory_id = m.id "
+           f"LEFT JOIN {profile} p ON p.memory_id = m.id WHERE m.id IN ({scope_sql})")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [seeds, seeds, seeds, *scope_params])
+        rows = cursor.fetchall()
+    edges = sorted((Edge(a, b, kind, weight) for row, a, b, kind, weight, _, _ in rows if row == "edge"),
+                   key=lambda edge: -edge.weight)
+    return edges, {a: (content, kind, importance, embedding, delta_s)
+                   for row, a, kind, content, importance, embedding, delta_s in rows if row == "node"}
 
 
 def _vector(text: str) -> np.ndarray:

@@ -54,6 +54,8 @@ STRATEGIES = ("keep_newest", "keep_highest", "concatenate", "summarize")
 FORGET_REASONS = tuple(reason.value for reason in (
     Tombstone.Reason.SEMANTIC_CANCER, Tombstone.Reason.ADVERSARIAL_INJECTION, Tombstone.Reason.USER_REQUESTED,
     Tombstone.Reason.OBSOLETE))
+# The gardener's own reason (services/gardener/): no edge offers it to a caller.
+SYSTEM_FORGET_REASONS = (Tombstone.Reason.GLYMPHATIC_CLEARANCE.value,)
 ANNOTATION_TYPES = tuple(Annotation.AnnotationType.values)
 # A summary keeps sentences until it is about as long as the average source; one this similar to a kept one repeats it.
 REPEATED_SENTENCE_COSINE = 0.9
@@ -432,7 +434,8 @@ def node_forget(*, actor: User, node_id, reason, cascade_edges: bool = True, sof
     snapshot, behind a Tombstone until the deadline. Hard (soft_delete false, only when the user asked for it):
     gone at once with everything on it, and nothing to undo."""
     by = recorded_as or actor
-    reason = _choice(reason, FORGET_REASONS, field="reason")
+    if reason not in SYSTEM_FORGET_REASONS:
+        reason = _choice(reason, FORGET_REASONS, field="reason")
     if not soft_delete and reason != Tombstone.Reason.USER_REQUESTED:
         raise InvalidInput("soft_delete: false deletes for good and needs reason user_requested.",
                            field="soft_delete", extra={"suggestion": "Leave soft_delete true (restorable for 30 days), "

@@ -13,6 +13,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from apps.accounts.models import User
 from apps.cognition.models import ScratchpadItem, Tombstone, UndoEntry
 from apps.memories.services import memory_purge
 
@@ -27,10 +28,14 @@ class PurgeReport:
     scratchpad_dropped: int
 
 
-def expired_purge(*, now: datetime | None = None) -> PurgeReport:
+def expired_purge(*, now: datetime | None = None, owner: User | None = None) -> PurgeReport:
+    """Everything expired; with ``owner`` (a gardener cycle's glymphatic clearance), only that user's: the trash of
+    their nodes, their undo snapshots and their scratchpads."""
     now = now or timezone.now()
     purged = dropped = 0
-    expired = Tombstone.objects.filter(deadline__lte=now).order_by("deadline", "memory_id")
+    mine = {} if owner is None else {"owner": owner}
+    expired = Tombstone.objects.filter(deadline__lte=now, **({} if owner is None else {"memory__owner": owner})
+                                       ).order_by("deadline", "memory_id")
     for memory_id in list(expired.values_list("memory_id", flat=True)):
         with transaction.atomic():
             tombstone = Tombstone.objects.select_for_update().filter(memory_id=memory_id, deadline__lte=now).first()
@@ -42,10 +47,10 @@ def expired_purge(*, now: datetime | None = None) -> PurgeReport:
                 tombstone.delete()
                 dropped += 1
     snapshots = 0
-    for reversal_hash in list(UndoEntry.objects.filter(expires_at__lte=now).values_list("pk", flat=True)):
+    for reversal_hash in list(UndoEntry.objects.filter(expires_at__lte=now, **mine).values_list("pk", flat=True)):
         with transaction.atomic():
             snapshots += UndoEntry.objects.filter(pk=reversal_hash, expires_at__lte=now).delete()[0]
-    scratchpad, _ = ScratchpadItem.objects.filter(expires_at__lte=now).delete()
+    scratchpad, _ = ScratchpadItem.objects.filter(expires_at__lte=now, **mine).delete()
     report = PurgeReport(nodes_purged=purged, tombstones_dropped=dropped, snapshots_dropped=snapshots,
                          scratchpad_dropped=scratchpad)
     logger.info("Purged expired Context Graph state: %s nodes (with their vectors and links), %s stale tombstones, "

@@ -11,6 +11,7 @@ import numpy as np
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, Q
 from django.utils import timezone
+from pgvector import HalfVector
 
 from apps.accounts.models import User
 from apps.cognition import utl
@@ -80,7 +81,8 @@ def session_record(*, session: CgSession, kind: str, text: str, vector: Sequence
                    activated: list[tuple[str, float]], nearest_node_cosine: float | None) -> Recorded:
     """Add a query or store to the session and bring its UTL state up to date: delta S against the latest items
     and the nearest live node, entropy as their EWMA, coherence over the nodes the latest items activated, L."""
-    best_recent, centroid_cosine, earlier_activated = _against_recent(session, vector)
+    sent = vector_text(vector)  # once: both statements send it
+    best_recent, centroid_cosine, earlier_activated = _against_recent(session, sent)
     surprise = utl.surprise([best_recent, nearest_node_cosine])
     entropy = utl.entropy_next(session.entropy, surprise, first=session.interactions == 0)
     nodes = [str(node_id) for node_id, _ in activated]
@@ -94,7 +96,7 @@ def session_record(*, session: CgSession, kind: str, text: str, vector: Sequence
     score = utl.learning_score(surprise=surprise, coherence_score=coherence, stage=stage,
                                valence=valence_arousal(text)[0], centroid_cosine=max(0.0, centroid_cosine))
     item_id, session.interactions, session.updated_at = _write_record(
-        session, kind=kind, text=text, vector=vector, delta_s=round(surprise, 6), entropy=entropy,
+        session, kind=kind, text=text, vector=sent, delta_s=round(surprise, 6), entropy=entropy,
         coherence=coherence, learning_score=score,
         activated=[{"node_id": str(node_id), "score": round(float(score_), 6)} for node_id, score_ in activated])
     session.entropy, session.coherence, session.learning_score = entropy, coherence, score
@@ -114,15 +116,15 @@ def _write_record(session: CgSession, *, kind, text, vector, delta_s, entropy, c
             f"UPDATE {CgSession._meta.db_table} SET entropy = %s, coherence = %s, learning_score = %s, "
             f"interactions = interactions + 1, updated_at = %s WHERE id = %s{unflushed_commit_sql()} "
             f"RETURNING (SELECT id FROM item), interactions, updated_at",
-            [session.pk, kind, text, vector_text(vector), delta_s, json.dumps(activated), now,
+            [session.pk, kind, text, vector, delta_s, json.dumps(activated), now,
              entropy, coherence, learning_score, now, session.pk])
         return cursor.fetchone()
 
 
-def _against_recent(session: CgSession, vector: Sequence[float]) -> tuple[float | None, float | None, list]:
-    """The best cosine of ``vector`` to the session's latest items, its cosine to their centroid, and the nodes each
-    of them activated (newest first): one statement, the vectors compared where they are stored."""
-    text = vector_text(vector)
+def _against_recent(session: CgSession, text: str) -> tuple[float | None, float | None, list]:
+    """The best cosine of the vector (``text``: vector_text's) to the session's latest items, its cosine to their
+    centroid, and the nodes each of them activated (newest first): one statement, the vectors compared where they
+    are stored."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT max(1 - (vector <=> %s::halfvec)), 1 - (avg(vector::vector) <=> %s::vector), "
@@ -139,35 +141,25 @@ def active_coherence(*, owner: User, node_ids: list[str]) -> float:
     components), and the share of them free of open ambiguity tasks and correction notes."""
     if not node_ids:
         return 0.0
-    facts = _subgraph_facts(owner, node_ids)
-    edges = [(a, b) for kind, a, b, _ in facts if kind == "edge"]
-    pairs = [(a, b, value) for kind, a, b, value in facts if kind == "distance"]
-    flagged = {a for kind, a, _, _ in facts if kind == "flagged"}
+    edges, vectors, flagged = _subgraph_facts(owner, node_ids)
     groups = utl.components(node_ids, edges)
-    # Fewer than two nodes with a vector make no pair, and fit nothing either.
-    ids = sorted({a for a, _, _ in pairs} | {b for _, b, _ in pairs})
-    index = {node: position for position, node in enumerate(ids)}
-    distance = np.zeros((len(ids), len(ids)))
-    for a, b, value in pairs:
-        distance[index[a], index[b]] = distance[index[b], index[a]] = value
     consistency = sum(1 for node in node_ids if node not in flagged) / len(node_ids)
-    return utl.coherence(connectivity_share=utl.connectivity(node_ids, edges),
-                         fit=utl.cluster_fit_of_distances(ids, distance, groups), consistency=consistency)
+    return utl.coherence(connectivity_share=utl.connectivity(node_ids, edges), fit=utl.cluster_fit(vectors, groups),
+                         consistency=consistency)
 
 
-def _subgraph_facts(owner: User, node_ids: list[str]) -> list[tuple[str, str, str | None, float | None]]:
-    """Everything coherence needs about the nodes, in one statement: the links among them, their pairwise cosine
-    distances (PostgreSQL compares the vectors where they are stored: reading 50 as text into Python cost more
-    than the rest of a session record), and the nodes an open ambiguity task or a correction note flags."""
+def _subgraph_facts(owner: User, node_ids: list[str]) -> tuple[list[tuple[str, str]], dict[str, np.ndarray], set[str]]:
+    """Everything coherence needs about the nodes, in one statement: the links among them, their vectors (in
+    pgvector's binary form: 50 parsed from text cost more than the rest of a session record, and 1,225 distances
+    sent as rows a millisecond), and the nodes an open ambiguity task or a correction note flags."""
     link, vector = MemoryLink._meta.db_table, MemoryVector._meta.db_table
     task, note = CurationTask._meta.db_table, Annotation._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT 'edge', source_id::text, target_id::text, NULL::float8 FROM {link} "
+            f"SELECT 'edge', source_id::text, target_id::text, NULL::bytea FROM {link} "
             f"WHERE source_id = ANY(%(ids)s::uuid[]) AND target_id = ANY(%(ids)s::uuid[]) "
-            f"UNION ALL SELECT 'distance', a.memory_id::text, b.memory_id::text, (a.embedding <=> b.embedding)::float8 "
-            f"FROM {vector} a JOIN {vector} b ON a.memory_id < b.memory_id "
-            f"WHERE a.memory_id = ANY(%(ids)s::uuid[]) AND b.memory_id = ANY(%(ids)s::uuid[]) "
+            f"UNION ALL SELECT 'vector', memory_id::text, NULL, halfvec_send(embedding) FROM {vector} "
+            f"WHERE memory_id = ANY(%(ids)s::uuid[]) "
             f"UNION ALL SELECT 'flagged', unnest(node_ids)::text, NULL, NULL FROM {task} WHERE owner_id = %(owner)s "
             f"AND status = %(open)s AND task_type = %(ambiguity)s AND node_ids && %(ids)s::uuid[] "
             f"UNION ALL SELECT 'flagged', memory_id::text, NULL, NULL FROM {note} "
@@ -175,7 +167,11 @@ def _subgraph_facts(owner: User, node_ids: list[str]) -> list[tuple[str, str, st
             {"ids": node_ids, "owner": owner.pk, "open": CurationTask.Status.OPEN,
              "ambiguity": CurationTask.TaskType.AMBIGUITY_DETECTED,
              "correction": Annotation.AnnotationType.CORRECTION})
-        return cursor.fetchall()
+        rows = cursor.fetchall()
+    edges = [(a, b) for kind, a, b, _ in rows if kind == "edge"]
+    vectors = {a: HalfVector.from_binary(data).to_numpy().astype(np.float64) for kind, a, _, data in rows
+               if kind == "vector"}
+    return edges, vectors, {a for kind, a, _, _ in rows if kind == "flagged"}
 
 
 def pulse_get(*, actor: User, session_id=None) -> utl.Pulse:

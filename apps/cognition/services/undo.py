@@ -30,9 +30,10 @@ from apps.accounts.models import User
 from apps.cognition.limits import UNDO_RETENTION_DAYS
 from apps.cognition.lineage import changes_by
 from apps.cognition.models import (
-    Annotation, BlindSpot, ConsolidationRun, NodeProfile, ScratchpadItem, Tombstone, UndoEntry,
+    ActivityState, Annotation, BlindSpot, ConsolidationRun, NodeProfile, ScratchpadItem, Tombstone, UndoEntry,
 )
 from apps.cognition.services.curators import curator_scope
+from apps.cognition.services.gardener.limits import LEASE_IDLE_SECONDS as GARDENER_LEASE_SECONDS
 from apps.core.exceptions import Conflict, InvalidInput, NotFound, PermissionDenied
 from apps.cubes.access import cube_ids_writable
 from apps.graph import events
@@ -42,6 +43,8 @@ from apps.memories.models import Memory, MemoryLink, MemoryVector
 from apps.memories.services import memory_delete
 
 SNAPSHOT_VERSION = 1
+# Operations whose snapshot folds in the undos of the merges and forgets they made (``covers``).
+COVERING = (UndoEntry.Operation.DREAM, UndoEntry.Operation.GARDENER)
 # Computed by PostgreSQL from the content: never written, so never kept.
 _GENERATED = {"search_vector"}
 # The row sets of a snapshot, in the order they are put back (each after the rows it refers to).
@@ -78,6 +81,9 @@ def link_rows(link_ids) -> list[dict]:
 def scratchpad_rows(item_ids) -> list[dict]:
     """These scratchpad items as a snapshot keeps them (a dream commits them to the graph and removes them)."""
     return _rows(ScratchpadItem.objects.filter(pk__in=list(item_ids)).order_by("pk"))
+def memory_rows(memory_ids) -> list[dict]:
+    """These memory rows as a snapshot keeps them (a gardener cycle snapshots each node before scaling it)."""
+    return _rows(Memory.objects.filter(pk__in=list(memory_ids)).order_by("pk"))
 
 
 def snapshot_take(memory_ids: list) -> dict:
@@ -178,11 +184,16 @@ def _cube_ids(entry: UndoEntry) -> set[str]:
 
 
 def _check_not_dreaming(entry: UndoEntry) -> None:
-    """A dream's undo waits until the dream has stopped: its snapshot still grows while it runs."""
+    """A dream's (or a gardener cycle's) undo waits until it has stopped: its snapshot still grows while it runs."""
     if entry.operation == UndoEntry.Operation.DREAM and ConsolidationRun.objects.filter(
             reversal_hash=entry.reversal_hash, status__in=ConsolidationRun.ACTIVE).exists():
         raise Conflict("This dream is still running, so it cannot be undone yet.", extra={
             "field": "reversal_hash", "suggestion": "Wait for it to finish (or query, which wakes it), then undo."})
+    if entry.operation == UndoEntry.Operation.GARDENER and ActivityState.objects.filter(
+            cycle_hash=entry.reversal_hash, cycle_heartbeat_at__gte=timezone.now() - timedelta(
+                seconds=GARDENER_LEASE_SECONDS)).exists():
+        raise Conflict("This gardener cycle is still running, so it cannot be undone yet.", extra={
+            "field": "reversal_hash", "suggestion": "Wait for it to finish (or query, which stops it), then undo."})
 
 
 def _check_writable(actor: User, entry: UndoEntry) -> None:
@@ -323,16 +334,18 @@ def _execute(owner: User, by: User, entry: UndoEntry, plan: UndoPlan) -> None:
             restored.save()
     entry.used_at = timezone.now()
     entry.save(update_fields=["used_at"])
-    if entry.operation == UndoEntry.Operation.DREAM:
-        # A dream's undo covers the undos of the merges it made (nothing is left for them to do), takes its blind
-        # spots away, and rolls the run back.
+    if entry.operation in COVERING:
+        # A dream's or a gardener cycle's undo covers the undos of the merges (and forgets) it made: nothing is left
+        # for them to do.
         UndoEntry.objects.filter(owner=owner, reversal_hash__in=snapshot.get("covers", []), used_at__isnull=True
                                  ).update(used_at=entry.used_at)
+    if entry.operation == UndoEntry.Operation.DREAM:
+        # A dream's undo also takes its blind spots away and rolls the run back.
         BlindSpot.objects.filter(owner=owner, run__reversal_hash=entry.reversal_hash).delete()
         ConsolidationRun.objects.filter(owner=owner, reversal_hash=entry.reversal_hash).update(
             status=ConsolidationRun.Status.ROLLED_BACK, updated_at=entry.used_at)
-    # An undo of links only (or a dream's, whose links join nodes it does not bring back) records them itself.
-    if not plan.restored_nodes or entry.operation == UndoEntry.Operation.DREAM:
+    # An undo of links only (or a dream's or cycle's, whose links join nodes it does not bring back) records them.
+    if not plan.restored_nodes or entry.operation in COVERING:
         _report_relinked(by, made_links, [row for row in links if row["fields"]["source"] in present
                                           and row["fields"]["target"] in present])
     memories = list(Memory.objects.filter(pk__in=plan.restored_nodes))

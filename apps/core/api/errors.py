@@ -84,7 +84,7 @@ def exception_handler(exc, context):
 
 
 def not_found_view(request, exception):
-    """Django's 404 handler: the envelope under /api/, the normal page elsewhere."""
+    """Django's 404 handler: the envelope under /api/, the app's page (templates/404.html) elsewhere."""
     if request.path.startswith(API_PATH_PREFIX):
         message = f"There is no API endpoint at {request.path}. The endpoints are listed at /api/docs/."
         if not request.path.endswith("/") and _resolves(f"{request.path_info}/"):
@@ -101,8 +101,24 @@ def _resolves(path: str) -> bool:
     return True
 
 
+def bad_request_view(request, exception):
+    """Django's 400 handler (a malformed or suspicious request): the envelope under /api/, the page elsewhere."""
+    if request.path.startswith(API_PATH_PREFIX):
+        return JsonResponse(error_body("bad_request", "The request could not be understood: check its headers "
+                                                      "and body."), status=400)
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied_view(request, exception):
+    """Django's 403 handler: the envelope under /api/, the page elsewhere."""
+    if request.path.startswith(API_PATH_PREFIX):
+        return JsonResponse(error_body("permission_denied", "You may not do this."), status=403)
+    return defaults.permission_denied(request, exception)
+
+
 def server_error_view(request):
-    """Django's 500 handler: the envelope under /api/, the normal page elsewhere."""
+    """Django's 500 handler: the envelope under /api/, the page elsewhere. The page (templates/500.html) is rendered
+    without a request context, so it needs neither the database nor the session that may be what failed."""
     if request.path.startswith(API_PATH_PREFIX):
         message = "Internal server error. It has been logged; please try again or report it."
         return JsonResponse(error_body("server_error", message), status=500)

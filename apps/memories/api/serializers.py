@@ -147,6 +147,12 @@ class SearchResponseSerializer(RetrieveResponseSerializer):
         help_text="false when more than 2,500 memories match: total_count is then PostgreSQL's estimate "
                   "(counting every match of common words would cost most of a search's time).",
     )
+    did_you_mean = serializers.CharField(
+        allow_null=True,
+        help_text="The query with each word no memory holds replaced by the nearest word of your own memories "
+                  "(plain-word searches include those matches already; boolean ones do not); null when every "
+                  "word was found.",
+    )
 
 
 # --- Requests ------------------------------------------------------------------------------------

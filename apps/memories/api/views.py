@@ -201,5 +201,5 @@ class MemorySearchView(MemoryQueryView):
             result = memory_search(actor=request.user, **arguments)
         return Response(SearchResponseSerializer({
             "results": result.items, "total_count": result.total_count, "search_type": result.search_type,
-            "total_count_exact": result.total_exact,
+            "total_count_exact": result.total_exact, "did_you_mean": result.suggestion,
         }).data)

@@ -108,18 +108,25 @@ def _replace_vector(memory: Memory, vector: ContentVector) -> None:
     MemoryVector.objects.create(memory=memory, embedding=vector.vector, tokens=vector.tokens)
 
 
+# The links the content linker made (on store, and the causal ones a claim parsed): an edit redoes these. Links made
+# by hand or by a dream are judgments about the memory, not about its words, and stay.
+CONTENT_ORIGINS = (MemoryLink.Origin.STORE, MemoryLink.Origin.PARSE)
+
+
 def _relink(memory: Memory, vector: ContentVector) -> dict:
-    """New vector and outgoing links for new content; the links before and after, for the change's record."""
+    """New vector and content links for new content; the links before and after, for the change's record. A former
+    neighbour keeps its link while the new content still reaches linking's KEEP_FLOOR with it."""
     _replace_vector(memory, vector)
     # What linking made for the old content: its outgoing links, and the causal links its claims drew in.
-    outgoing = MemoryLink.objects.filter(source=memory)
+    outgoing = MemoryLink.objects.filter(source=memory, origin__in=CONTENT_ORIGINS)
     drawn_in = MemoryLink.objects.filter(target=memory, origin=MemoryLink.Origin.PARSE)
     before = changes.link_detail(outgoing) + [
         {"target": str(link.source_id), "link_type": link.link_type, "weight": link.weight, "incoming": True}
         for link in drawn_in]
+    former = {str(link.target_id) for link in outgoing} | {str(link.source_id) for link in drawn_in}
     outgoing.delete()
     drawn_in.delete()
-    return {"links_before": before, "links": changes.link_detail(create_links(memory, vector))}
+    return {"links_before": before, "links": changes.link_detail(create_links(memory, vector, keep=former))}
 
 
 def memory_reembed(*, actor: User, memory_id, curator: bool = False) -> Memory:

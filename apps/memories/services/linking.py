@@ -32,6 +32,10 @@ from apps.memories.vectors import EXACT_SCOPE_MEMORIES, filtered_vector_scan, ve
 
 LINK_THRESHOLD = 0.7
 WAYPOINT_FLOOR = 0.5
+# An edited memory keeps a former neighbour's link while their recomputed weight is at least this (about cosine 0.55
+# with nothing else in common): a link needs more to be made than to stay, so an edit that adds a topic does not
+# cut the memory from what it still relates to.
+KEEP_FLOOR = 0.35
 MAX_LINKS = 3
 CANDIDATES = 12
 # A side of a causal claim names a neighbour when their vectors' cosine reaches this (issue 20).
@@ -107,9 +111,12 @@ def choose_links(memory: Memory, content: ContentVector) -> list[LinkCandidate]:
     return choose_links_many([memory], [content])[0]
 
 
-def choose_links_many(memories: list[Memory], contents: list[ContentVector]) -> list[list[LinkCandidate]]:
+def choose_links_many(memories: list[Memory], contents: list[ContentVector],
+                      keep: list[set[str]] | None = None) -> list[list[LinkCandidate]]:
     """choose_links for a batch of stored memories of one cube, in two statements whatever its size. As when
-    they are stored one by one, a memory may link to the batch's earlier memories, never to its later ones."""
+    they are stored one by one, a memory may link to the batch's earlier memories, never to its later ones.
+    ``keep``: per memory, former neighbours (an edited memory's) that keep a link while they are still among its
+    nearest and reach KEEP_FLOOR, beyond MAX_LINKS: an edit refines a memory, it does not sever what still relates."""
     if not memories:
         return []
     if len({memory.cube_id for memory in memories}) != 1:
@@ -141,17 +148,19 @@ def choose_links_many(memories: list[Memory], contents: list[ContentVector]) -> 
             scored.append(LinkCandidate(str(neighbour.pk), weight, link_type_for(memory, neighbour)))
         scored.sort(key=lambda c: c.weight, reverse=True)
         candidates.append(scored)
-    return [_chosen(scored) for scored in _with_claims(memories, candidates)]
+    keep = keep or [set() for _ in memories]
+    return [_chosen(scored, kept) for scored, kept in zip(_with_claims(memories, candidates), keep)]
 
 
-def _chosen(scored: list[LinkCandidate]) -> list[LinkCandidate]:
+def _chosen(scored: list[LinkCandidate], keep: set[str] = frozenset()) -> list[LinkCandidate]:
     """A claim's causal links first, then the strongest over LINK_THRESHOLD, MAX_LINKS in all; failing both, the
-    best neighbour over WAYPOINT_FLOOR."""
+    best neighbour over WAYPOINT_FLOOR; and the neighbours to ``keep`` that still reach KEEP_FLOOR."""
     causal = [c for c in scored if c.link_type == MemoryLink.LinkType.CAUSAL][:MAX_LINKS]
     links = causal + [c for c in scored if c.weight >= LINK_THRESHOLD and c not in causal][:MAX_LINKS - len(causal)]
     if not links and scored and scored[0].weight >= WAYPOINT_FLOOR:
         links = scored[:1]
-    return links
+    kept = {c.target_id for c in links}
+    return links + [c for c in scored if c.target_id in keep and c.weight >= KEEP_FLOOR and c.target_id not in kept]
 
 
 def _with_claims(memories: list[Memory], candidates: list[list[LinkCandidate]]) -> list[list[LinkCandidate]]:
@@ -220,15 +229,17 @@ def _nearest_with_shifts(memories: list[Memory], contents: list[ContentVector], 
         return cursor.fetchall()
 
 
-def create_links(memory: Memory, content: ContentVector) -> list[LinkCandidate]:
-    """Link a memory to its chosen neighbours (call inside the caller's transaction); the links it got."""
-    [links] = create_links_many([memory], [content])
+def create_links(memory: Memory, content: ContentVector, *, keep: set[str] = frozenset()) -> list[LinkCandidate]:
+    """Link a memory to its chosen neighbours (call inside the caller's transaction); the links it got.
+    ``keep``: see choose_links_many."""
+    [links] = create_links_many([memory], [content], keep=[set(keep)])
     return links
 
 
-def create_links_many(memories: list[Memory], contents: list[ContentVector]) -> list[list[LinkCandidate]]:
+def create_links_many(memories: list[Memory], contents: list[ContentVector],
+                      keep: list[set[str]] | None = None) -> list[list[LinkCandidate]]:
     """create_links for a batch of one cube in one insert; the links each memory got."""
-    chosen = choose_links_many(memories, contents)
+    chosen = choose_links_many(memories, contents, keep)
     MemoryLink.objects.bulk_create([candidate.link(memory.pk) for memory, candidates in zip(memories, chosen)
                                     for candidate in candidates], ignore_conflicts=True)
     return chosen

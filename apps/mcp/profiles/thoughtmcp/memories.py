@@ -66,7 +66,9 @@ async def search_memories(actor: User, params: SearchMemoriesInput) -> dict[str,
          "metadata": _metadata(item.memory)}
         for item in result.items
     ]
-    return {"memories": memories, "totalCount": result.total_count, "searchType": result.search_type}
+    answer = {"memories": memories, "totalCount": result.total_count, "searchType": result.search_type}
+    # Engram's addition, present only when a word was corrected: the seed's answer is unchanged otherwise.
+    return {**answer, "didYouMean": result.suggestion} if result.suggestion else answer
 
 
 async def update_memory(actor: User, params: UpdateMemoryInput) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from django.contrib.postgres.search import SearchQuery
 from django.core.exceptions import EmptyResultSet
@@ -21,8 +22,8 @@ from django.db import connection
 from django.db.models import BooleanField, FloatField
 from django.db.models.expressions import RawSQL
 
-from apps.memories.models import SEARCH_CONFIG, CubeLexeme
-from apps.memories.query import ParsedQuery
+from apps.memories.models import SEARCH_CONFIG, CubeLexeme, Memory
+from apps.memories.query import ParsedQuery, plain_word
 
 # Search counts its matches exactly up to this many (above, PostgreSQL's planner estimates the count), and
 # a boolean search with at most this many matches may compare their vectors exactly instead of through HNSW
@@ -33,6 +34,12 @@ EXACT_DENSE_MATCHES = 2500
 LEXICAL_SCAN_BUDGET = 2000
 LEXICAL_SCAN_LIMIT = 5000
 LEXEME_CACHE_WORDS = 200_000
+# Search's fuzzy matching: a query word no memory in scope holds is matched, and suggested, as the user's own
+# lexeme nearest it when their trigram similarity reaches this ("migratoin" and "migrat" share 6 of 11 trigrams,
+# 0.55; "grup" and "group" 3 of 8, 0.375, is missed). Shorter words have too few trigrams to tell.
+FUZZY_SIMILARITY = 0.4
+FUZZY_MIN_CHARS = 4
+FUZZY_SAMPLE_MEMORIES = 3  # memories whose words that stem to the correction are read for its spelling
 _lexeme_cache: dict[str, frozenset[str]] = {}
 
 
@@ -51,6 +58,8 @@ class LexicalModel:
     scope_size: int  # memories in scope
     best_matches: list  # ids of the best lexical matches, best first (as many as were asked for)
     all_matches: list | None = None  # every match's id, when a boolean search has at most EXACT_DENSE_MATCHES
+    # Fuzzy search: each query word no memory holds -> the word of the user's own memories nearest it.
+    corrections: dict[str, str] | None = None
 
     def score_sql(self) -> RawSQL:
         match = "CASE WHEN search_vector @@ to_tsquery(%s::regconfig, %s) THEN %s::float8 ELSE 0 END"
@@ -86,6 +95,46 @@ def _document_frequencies(cube_ids: list[str], words: dict[str, frozenset[str]])
     return counts.get(CubeLexeme.LIVE_MEMORIES, 0), {word: min(counts.get(lexeme, 0) for lexeme in found) for word, found in words.items()}
 
 
+@dataclass(frozen=True)
+class Correction:
+    word: str  # a word of one of the user's memories, lower-cased
+    lexeme: str
+    documents: int
+
+
+def _corrections(cube_ids: list[str], unknown: dict[str, frozenset[str]]) -> dict[str, Correction]:
+    """For each query word no memory of the cubes holds: the cubes' lexeme nearest it by trigram similarity (at
+    least FUZZY_SIMILARITY; ties: the more common), and, of the words that stem to it in a few of their memories
+    (ts_headline marks them), the one closest to what was typed: the suggestion is in the user's own vocabulary.
+    One statement, through the lexemes' trigram index."""
+    pairs = [(word, min(lexemes, key=len)) for word, lexemes in unknown.items() if len(word) >= FUZZY_MIN_CHARS]
+    if not pairs:
+        return {}
+    lexemes, memories = CubeLexeme._meta.db_table, Memory._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT w.word, best.lexeme, best.documents, ARRAY(SELECT (regexp_matches(ts_headline(%s::regconfig, "
+            f"m.content, quote_literal(best.lexeme)::tsquery, 'StartSel=<<<, StopSel=>>>, HighlightAll=true'), "
+            f"'<<<(.*?)>>>', 'g'))[1] FROM (SELECT content FROM {memories} WHERE cube_id = ANY(%s::varchar[]) "
+            f"AND deleted_at IS NULL AND search_vector @@ quote_literal(best.lexeme)::tsquery LIMIT %s) m) "
+            f"FROM unnest(%s::text[], %s::text[]) AS w (word, lexeme) CROSS JOIN LATERAL ("
+            f"SELECT lexeme, sum(documents)::int AS documents, similarity(lexeme, w.lexeme) AS closeness "
+            f"FROM {lexemes} WHERE cube_id = ANY(%s::varchar[]) AND lexeme %% w.lexeme AND lexeme <> '' "
+            f"GROUP BY lexeme HAVING sum(documents) > 0 ORDER BY closeness DESC, documents DESC, lexeme LIMIT 1"
+            f") best WHERE best.closeness >= %s",
+            [SEARCH_CONFIG, list(cube_ids), FUZZY_SAMPLE_MEMORIES, [word for word, _ in pairs],
+             [lexeme for _, lexeme in pairs], list(cube_ids), FUZZY_SIMILARITY])
+        rows = cursor.fetchall()
+    found = {}
+    for word, lexeme, documents, marked in rows:
+        # A marked form must be one plain word, to be a query word in its turn.
+        forms = sorted({form.lower() for form in marked if plain_word(form)})
+        if forms:
+            closest = max(forms, key=lambda form: SequenceMatcher(None, word, form).ratio())
+            found[word] = Correction(closest, lexeme, documents)
+    return found
+
+
 def _idf(documents: int, frequency: int) -> float:
     documents = max(documents, frequency)
     return math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
@@ -106,7 +155,7 @@ def _candidate_words(words: list[str], frequencies: dict[str, int]) -> list[str]
 
 
 def lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str], count_matches: bool,
-                  count_scope: bool = False, scope_is_cubes: bool = False,
+                  count_scope: bool = False, scope_is_cubes: bool = False, fuzzy: bool = False,
                   on_statement: Callable[[], None] | None = None) -> LexicalModel:
     """The IDF weights of the query's words, the number of matches and the ids of the `best` best
     matches. The weights come from the per-cube lexeme counts; the best matches from the matches of
@@ -115,13 +164,25 @@ def lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str], 
     planner above, so no statement reads every match of every word.
     `scope_is_cubes`: `base` is exactly the live memories of `cube_ids` (no other filter), so the
     counts tell a plain-word search when it has more matches than it counts exactly.
+    `fuzzy`: a word no memory in scope holds is corrected to the nearest of the cubes' own words (_corrections):
+    a plain-word query also matches the corrections, a boolean one only reports them.
     `on_statement` is called just before the lexical statement is sent (the query embedding starts then)."""
     assert not (count_matches and count_scope), "search counts matches, retrieve counts its scope"
     try:
         scope_sql, scope_params = base.order_by().values("pk").query.sql_with_params()
     except EmptyResultSet:  # no readable cube: Django will not write "cube_id IN ()"
         return LexicalModel(words=[], weights=[], matches=0, matches_exact=True, scope_size=0, best_matches=[])
-    scope_size, frequencies = _document_frequencies(cube_ids, _distinct_lexeme_words(parsed.terms))
+    lexeme_words = _distinct_lexeme_words(parsed.terms)
+    scope_size, frequencies = _document_frequencies(cube_ids, lexeme_words)
+    corrections = {}
+    if fuzzy and any(frequency == 0 for frequency in frequencies.values()):
+        found = _corrections(cube_ids, {word: lexeme_words[word] for word, count in frequencies.items() if not count})
+        corrections = {word: correction.word for word, correction in found.items()}
+        if not parsed.boolean:  # a plain-word search also matches the corrections; a boolean one keeps its logic
+            added = {correction.word: correction.documents for correction in found.values()
+                     if correction.word not in frequencies}
+            frequencies.update(added)
+            parsed = parsed.with_terms(list(added))
     words = list(frequencies)
     weights = [_idf(scope_size, frequencies[word]) for word in words]
     if not words and not count_scope:
@@ -189,7 +250,8 @@ def lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str], 
                         else _estimated_rows(matching))
             matches, matches_exact = max(EXACT_DENSE_MATCHES + 1, estimate), False
     return LexicalModel(words=words, weights=weights, matches=matches, matches_exact=matches_exact,
-                        scope_size=scope_size, best_matches=best_matches, all_matches=all_matches)
+                        scope_size=scope_size, best_matches=best_matches, all_matches=all_matches,
+                        corrections=corrections)
 
 
 def _estimated_union(documents: int, frequencies: list[int]) -> int:

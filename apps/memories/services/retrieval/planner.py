@@ -3,6 +3,7 @@ vectors are compared exactly or through HNSW, and which page comes back. memory_
 memory_search, the package's entry points, are here."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from django.utils import timezone
@@ -42,6 +43,9 @@ class SearchResult:
     total_count: int
     search_type: str  # "full-text" (boolean query), "hybrid" (plain words) or "metadata" (no text)
     total_exact: bool = True  # False: more than EXACT_DENSE_MATCHES matches, and total_count is the planner's estimate
+    # "Did you mean": the query with each word no memory holds replaced by the nearest of the user's own words
+    # (a plain-word search's results include their matches already); None when every word was found.
+    suggestion: str | None = None
 
 
 def _pool_size(*, limit: int, offset: int) -> int:
@@ -105,7 +109,7 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
     base = memory_filtered(actor=actor, filters=filters, cube_ids=cube_ids)
     if set(filters.sectors) != set(SECTORS):
         base = base.filter(primary_sector__in=filters.sectors)
-    total_exact = True
+    total_exact, suggestion = True, None
     if not text:
         total = base.count()
         items = without_query(base, limit=limit, offset=offset)
@@ -115,7 +119,11 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
         # Term weights come from the cubes in scope, before a boolean query narrows them to its matches.
         model = lexical_model(base, parsed, pool, cube_ids=cube_ids, count_matches=True,
                               scope_is_cubes=not filters.narrows_cubes and set(filters.sectors) == set(SECTORS),
-                              on_statement=embedding.start)
+                              fuzzy=True, on_statement=embedding.start)
+        if model.corrections:
+            suggestion = _corrected(text, model.corrections)
+            if not parsed.boolean:  # its results match the corrections too: highlight them
+                parsed = parsed.with_terms(list(model.corrections.values()))
         if parsed.boolean:
             # Boolean queries filter: every result satisfies the expression; vectors only rank them.
             base = base.filter(search_vector=tsquery(parsed))
@@ -134,7 +142,8 @@ def memory_search(*, actor: User, text=None, filters: MemoryFilters | None = Non
         annotate_matches(items, parsed)
     if reinforce:
         reinforce_returned(items)
-    return SearchResult(items=items, total_count=total, search_type=search_type, total_exact=total_exact)
+    return SearchResult(items=items, total_count=total, search_type=search_type, total_exact=total_exact,
+                        suggestion=suggestion)
 
 
 def _parse_search(text: str) -> ParsedQuery:
@@ -143,6 +152,13 @@ def _parse_search(text: str) -> ParsedQuery:
     if parsed.boolean and not parsed.tsquery:
         raise InvalidInput("The query has nothing to search for: add a word that is not NOT-ed.", field="text")
     return parsed if parsed.boolean else any_words(text)
+
+
+def _corrected(text: str, corrections: dict[str, str]) -> str:
+    """The query as typed, each corrected word (any case, whole words only) replaced by its correction."""
+    for word, correction in corrections.items():
+        text = re.sub(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", correction, text, flags=re.IGNORECASE)
+    return text
 
 
 def _meaning_of(text: str, parsed: ParsedQuery) -> str:

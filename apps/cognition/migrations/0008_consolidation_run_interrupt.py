@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cognition', '0006_benchmark_run'),
+        ('cognition', '0007_activity_state'),
     ]
 
     operations = [
