@@ -32,7 +32,7 @@ A = Event.Action
 CHANGE_TYPES = {
     A.CREATED: "created", A.MERGED: "merged", A.ANNOTATED: "annotated", A.UPDATED: "annotated",
     A.LINKED: "annotated", A.UNLINKED: "annotated", A.REEMBEDDED: "annotated", A.DREAMED: "dreamed",
-    A.BOOSTED: "boosted", A.DELETED: "pruned", A.FORGOTTEN: "pruned", A.PRUNED: "pruned", A.PURGED: "pruned",
+    A.GARDENED: "dreamed", A.BOOSTED: "boosted", A.DELETED: "pruned", A.FORGOTTEN: "pruned", A.PRUNED: "pruned", A.PURGED: "pruned",
     A.QUARANTINED: "pruned", A.ADVERSARIAL_BLOCK: "pruned", A.RESTORED: "restored",
 }
 LINEAGE_CHANGE_TYPES = ("created", "merged", "annotated", "dreamed", "boosted", "pruned", "restored")
@@ -43,14 +43,14 @@ LOG_TYPES = {
     "quarantine": (A.QUARANTINED,),
     "prune": (A.PRUNED, A.FORGOTTEN, A.DELETED, A.PURGED),
     "merge": (A.MERGED,),
-    "dream_actions": (A.DREAMED,),
+    "dream_actions": (A.DREAMED, A.GARDENED),  # the gardener is the waking half of the graph's own curation
     "adversarial_blocks": (A.ADVERSARIAL_BLOCK,),
 }
 LOGGED_ACTIONS = (*(action for actions in LOG_TYPES.values() if actions for action in actions), A.RESTORED)
 # Each logged action's name in the log.
 LOG_ACTIONS = {A.QUARANTINED: "quarantine", A.PRUNED: "prune", A.FORGOTTEN: "prune", A.DELETED: "prune",
                A.PURGED: "prune", A.MERGED: "merge", A.DREAMED: "dream_consolidation",
-               A.ADVERSARIAL_BLOCK: "adversarial_block", A.RESTORED: "restore"}
+               A.GARDENED: "dream_consolidation", A.ADVERSARIAL_BLOCK: "adversarial_block", A.RESTORED: "restore"}
 LOG_ENTRY_ACTIONS = ("quarantine", "prune", "merge", "dream_consolidation", "adversarial_block", "restore")
 
 _RELATIVE = re.compile(r"^-(\d{1,7})([smhdw])$")
@@ -228,7 +228,7 @@ def _entry(event: Event, nodes: list, undoable: set[str], states: dict, now: dat
     if event.action == A.ADVERSARIAL_BLOCK and (event.detail or {}).get("quarantined"):
         return entry(True, None, "Stored quarantined: out of retrieval until a reviewer releases it "
                                  "(POST /api/v1/cognition/quarantine/<node_id>/release/) or forgets it (forget_concept).")
-    if event.action in (A.RESTORED, A.DREAMED, A.ADVERSARIAL_BLOCK):
+    if event.action in (A.RESTORED, A.DREAMED, A.GARDENED, A.ADVERSARIAL_BLOCK):
         return entry(False, None, _plain_details(event))
     kept = [states[node] for node in nodes if node in states and states[node][0] is not None]
     if not kept:
@@ -247,4 +247,8 @@ def _plain_details(event: Event) -> str:
     if event.action == A.DREAMED:
         return ("A dream changed links, weights or summaries; its undo (restore_from_hash with the run's reversal "
                 "hash) was applied already or has expired.")
+    if event.action == A.GARDENED:
+        return ("A gardener cycle pruned links, merged duplicates, cut a causal loop, cleared orphans or scaled "
+                "importance; its undo (restore_from_hash with the cycle's reversal hash) was applied already or has "
+                "expired.")
     return "The content was refused before it was stored: nothing was kept."
