@@ -103,6 +103,8 @@ def dream_changed(*, run_id, phase: str, batch: int, nodes: list[Memory], relink
     return {"dream_run_id": str(run_id), "phase": phase, "batch": batch,
             "nodes": [node_payload(memory) for memory in nodes],
             "relinked": [memory_relinked(memory) for memory in relinked]}
+
+
 def gardener_changed(*, step: str, reversal_hash: str, nodes: list[Memory], relinked: list[Memory]) -> dict:
     """What a gardener batch changed in one cube: nodes whose fields changed (importance scaled), and nodes whose
     outgoing edges changed (an edge pruned or cut), each with all its outgoing edges now. Merges and forgets publish

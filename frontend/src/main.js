@@ -212,8 +212,9 @@ class GraphApp {
     } else if (kind === "undo.applied") {
       for (const id of payload.removed) changed.push(...this.removeNode(id));
       for (const node of payload.nodes) changed.push(...this.restoreNode(node, payload.edges));
-    } else if (kind === "dream.changed") {
-      // A dream's batch: the nodes it made or rewrote, then each changed node's outgoing edges (as memory.relinked).
+    } else if (kind === "dream.changed" || kind === "gardener.changed") {
+      // A dream's or the gardener's batch: the nodes it made or rewrote, then each changed node's outgoing edges
+      // (as memory.relinked).
       for (const node of payload.nodes) changed.push(...this.updateNode(node));
       for (const entry of payload.relinked) changed.push(entry.id, ...this.replaceOutgoing(entry.id, entry.outgoing_edges));
     } else if (kind === "dream.progress") {

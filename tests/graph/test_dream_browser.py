@@ -31,3 +31,26 @@ def test_a_dream_draws_its_summary_and_tells_its_progress(live_url, user, browse
                            timeout=WAIT_MS)
     assert page.is_visible("#graph-dream")
     assert errors == []
+
+
+def test_a_gardener_cycle_removes_the_edge_it_pruned_live(live_url, user, browser_page):  # noqa: F811
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.cognition.services.gardener.cycle import gardener_run
+    from apps.memories.models import MemoryLink
+    from tests.cognition.curation_support import link
+
+    page, errors = browser_page
+    first, second = off_loop(nodes, user, "The otter keeps mangoes.", "The falcon keeps granite.")
+    off_loop(link, user, first, second, 0.05)
+    off_loop(lambda: MemoryLink.objects.update(created_at=timezone.now() - timedelta(days=2)))
+    log_in(page, live_url)
+    wait_for_nodes(page, 2)
+    assert page.evaluate("([s, t]) => window.engramGraph.graph.hasEdge(s, t)", [str(first.pk), str(second.pk)])
+    report = off_loop(lambda: gardener_run(actor=user))
+    assert off_loop(lambda: MemoryLink.objects.count()) == 0, report
+    page.wait_for_function("([s, t]) => !window.engramGraph.graph.hasEdge(s, t)", arg=[str(first.pk), str(second.pk)],
+                           timeout=WAIT_MS)
+    assert errors == []
