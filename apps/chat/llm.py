@@ -40,12 +40,14 @@ MIN_SENTENCE_WORDS = 3
 NOTHING_RELEVANT = "none"  # ChatMessage.Method.NONE: no memory was relevant, no answer was composed
 CHARS_PER_TOKEN = 4
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-NO_MODEL_NOTE = (
-    "No language model is configured, so answers quote your most relevant memories instead of composing "
-    "one. To get written answers, set ENGRAM_LLM_BASE_URL to an OpenAI-compatible endpoint (for example "
+NO_MODEL_SUMMARY = ("No language model is configured, so answers quote your most relevant memories instead of "
+                    "composing one.")
+NO_MODEL_HOWTO = (
+    "To get written answers, set ENGRAM_LLM_BASE_URL to an OpenAI-compatible endpoint (for example "
     "http://localhost:11434/v1 for Ollama) and ENGRAM_LLM_MODEL (and ENGRAM_LLM_API_KEY if it needs one), or "
     "chat from an MCP client that supports sampling."
 )
+NO_MODEL_NOTE = f"{NO_MODEL_SUMMARY} {NO_MODEL_HOWTO}"
 # Extractive answers stored before the note moved to the page ended with this; the page leaves it out.
 STORED_NO_MODEL_NOTE = (
     "No language model is configured, so this answer quotes your most relevant memories instead of "

@@ -28,7 +28,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.chat.forms import ChatForm
-from apps.chat.llm import NO_MODEL_NOTE, STORED_NO_MODEL_NOTE, answer_mode
+from apps.chat.llm import NO_MODEL_HOWTO, NO_MODEL_SUMMARY, STORED_NO_MODEL_NOTE, answer_mode
 from apps.chat.models import ChatMessage
 from apps.chat.selectors import ChatHistory, chat_history, chat_session_get, chat_session_latest, chat_session_list
 from apps.chat.services import ChatTurn, chat_clear, chat_prepare, chat_send, chat_stream
@@ -106,7 +106,7 @@ def _conversation(request, *, session_id: str | None) -> HttpResponse:
         "turns": _turns(request, history.messages, mode=mode) if history else [],
         "earlier_offset": max(0, history.offset - HISTORY_PAGE) if history and history.offset else None,
         "sessions": chat_session_list(actor=request.user)[:SESSIONS_SHOWN],
-        "mode": mode, "no_model_note": NO_MODEL_NOTE,
+        "mode": mode, "no_model_summary": NO_MODEL_SUMMARY, "no_model_howto": NO_MODEL_HOWTO,
         "stream_url": (reverse("chat:session-stream", args=[session_id]) if session_id else reverse("chat:new-stream"))
         if mode["method"] == "llm" else None,
     })

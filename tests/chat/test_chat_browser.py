@@ -106,7 +106,7 @@ def test_without_a_model_chat_says_when_nothing_is_relevant_and_cites_each_memor
     # Two answers, one note on how they are made.
     expect(page.get_by_text("No language model is configured")).to_have_count(1)
     expect(page.locator(".chat-note")).to_have_count(1)
-    check_layout(page, shots, "chat")
+    check_layout(page, shots, "chat-nothing-relevant")
 
     page.locator(".turn-assistant").first.get_by_role("link", name="Search your memories instead").click()
     expect(page.get_by_label("Search", exact=True)).to_have_value("zzzz qqqq nothing relevant")

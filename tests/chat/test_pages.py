@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
-from apps.chat.llm import NO_MODEL_NOTE
+from apps.chat.llm import NO_MODEL_HOWTO, NO_MODEL_SUMMARY, STORED_NO_MODEL_NOTE
 from apps.chat.models import ChatMessage, ChatSession
 from apps.chat.services import chat_send
 from apps.cubes.services import cube_register
@@ -71,7 +71,8 @@ def test_asking_stores_both_turns_and_shows_the_memories_used_with_links(alice, 
     # No model: the extractive answer with how many tokens; the note on configuring a model is the page's.
     assert f"{answer.token_count} tokens" in html and "Extractive (no model)" not in html
     assert turn["text"] == "From your memories:\n- My cat is named Miso. [1]"
-    assert html.count(escape(NO_MODEL_NOTE)) == 1 and 'class="chat-mode chat-note"' in html
+    assert html.count(escape(NO_MODEL_SUMMARY)) == 1 and html.count(escape(NO_MODEL_HOWTO)) == 1
+    assert 'class="chat-mode chat-note"' in html
 
 
 def test_an_answer_from_the_configured_model_shows_the_model_and_its_token_count(alice, user, pet_memories,
@@ -82,7 +83,7 @@ def test_an_answer_from_the_configured_model_shows_the_model_and_its_token_count
     assert escape(FAKE_ANSWER) in html and "9 tokens" in html
     # Which model writes the answers is said once, above the conversation, not on each answer.
     assert html.count(f"<code>{FAKE_MODEL}</code>") == 1 and 'id="chat-mode"' in html
-    assert "Configured language model" not in html and escape(NO_MODEL_NOTE) not in html
+    assert "Configured language model" not in html and escape(NO_MODEL_SUMMARY) not in html
 
 
 def test_a_second_question_goes_on_in_the_same_session(alice, user, conversation):
@@ -192,6 +193,15 @@ def test_the_mode_is_said_once_for_a_conversation_of_two_answers(alice, user, pe
     assert ChatMessage.objects.filter(session=session, role="assistant").count() == 2
     assert html.count("No language model is configured") == 1
     assert "data-stream-url" not in html  # nothing to stream without a model
+
+
+def test_answers_stored_with_the_note_show_without_it(alice, conversation):
+    answer = ChatMessage.objects.get(session=conversation, role="assistant")
+    answer.content = f"{answer.content}\n\n{STORED_NO_MODEL_NOTE}"
+    answer.save()
+    page = alice.get(url("session", conversation.pk))
+    assert page.content.decode().count("No language model is configured") == 1
+    assert page.context["turns"][1]["text"] == "From your memories:\n- My cat is named Miso. [1]"
 
 
 def test_with_a_model_the_form_streams(alice, conversation, llm_server):
