@@ -6,7 +6,11 @@
 2. Sampling: the MCP edge passes the calling client's own model as ``generate(messages, max_tokens) ->
    (text, model)``, sync or async.
 3. Extractive: no model at all. The answer is the memories' sentences that share the most words with the
-   query, each cited [n] to its numbered memory, and it says that no model is configured and how to set one.
+   query, each memory quoted once and cited [n]. The page says once per conversation that no model is
+   configured and how to set one (NO_MODEL_NOTE); the answers do not repeat it.
+
+With a configured endpoint the dashboard streams the answer (``EndpointStream``: ``stream: true``, the
+OpenAI server-sent chunks); REST and MCP get it whole.
 
 token_count is the answer's tokens: the endpoint's ``usage.completion_tokens`` when it reports usage, else
 an estimate of one token per four characters (the usual rule of thumb for English BPE vocabularies).
@@ -14,15 +18,17 @@ an estimate of one token per four characters (the usual rule of thumb for Englis
 from __future__ import annotations
 
 import inspect
+import json
 import math
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 import httpx
 from asgiref.sync import async_to_sync
 from django.conf import settings
 
+from apps.chat.relevance import WORD, content_words, shared_words
 from apps.core.exceptions import Unavailable
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
@@ -30,10 +36,20 @@ Generate = Callable[[list[Message], int], "tuple[str, str] | Awaitable[tuple[str
 
 EXTRACTIVE_MODEL = "extractive"
 EXTRACTIVE_SENTENCES = 3
+MIN_SENTENCE_WORDS = 3
+NOTHING_RELEVANT = "none"  # ChatMessage.Method.NONE: no memory was relevant, no answer was composed
 CHARS_PER_TOKEN = 4
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-WORD = re.compile(r"[^\W_]+", re.UNICODE)
-NO_MODEL_NOTE = (
+NO_MODEL_SUMMARY = ("No language model is configured, so answers quote your most relevant memories instead of "
+                    "composing one.")
+NO_MODEL_HOWTO = (
+    "To get written answers, set ENGRAM_LLM_BASE_URL to an OpenAI-compatible endpoint (for example "
+    "http://localhost:11434/v1 for Ollama) and ENGRAM_LLM_MODEL (and ENGRAM_LLM_API_KEY if it needs one), or "
+    "chat from an MCP client that supports sampling."
+)
+NO_MODEL_NOTE = f"{NO_MODEL_SUMMARY} {NO_MODEL_HOWTO}"
+# Extractive answers stored before the note moved to the page ended with this; the page leaves it out.
+STORED_NO_MODEL_NOTE = (
     "No language model is configured, so this answer quotes your most relevant memories instead of "
     "composing one. To get written answers, set ENGRAM_LLM_BASE_URL to an OpenAI-compatible endpoint "
     "(for example http://localhost:11434/v1 for Ollama) and ENGRAM_LLM_MODEL (and ENGRAM_LLM_API_KEY if it "
@@ -51,8 +67,11 @@ class LLMUnavailable(Unavailable):
 class Completion:
     text: str
     model: str
-    method: str  # "llm" | "sampling" | "extractive" (ChatMessage.Method)
+    method: str  # "llm" | "sampling" | "extractive" | "none" (ChatMessage.Method)
     token_count: int
+    # Extractive answers: the sources quoted, in the order of the numbers the text cites them by (1, 2, ...).
+    # None: the text cites the sources by their own numbers.
+    cited: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +96,14 @@ def completions_url() -> str:
 
 def _auth_headers() -> dict[str, str]:
     return {"Authorization": f"Bearer {settings.ENGRAM_LLM_API_KEY}"} if settings.ENGRAM_LLM_API_KEY else {}
+
+
+def answer_mode() -> dict:
+    """How the dashboard's next answer is made: {"method": "llm", "model", "url"} with a configured endpoint, else
+    {"method": "extractive"} (the page has no MCP client to sample)."""
+    if endpoint_configured():
+        return {"method": "llm", "model": settings.ENGRAM_LLM_MODEL, "url": completions_url()}
+    return {"method": "extractive"}
 
 
 def status(*, timeout: float) -> dict:
@@ -135,6 +162,73 @@ def endpoint_completion(messages: list[Message], max_tokens: int) -> Completion:
                       token_count=tokens if isinstance(tokens, int) and tokens >= 0 else estimate_tokens(text))
 
 
+class EndpointStream:
+    """The configured endpoint's answer as it is written: ``async for piece in stream`` yields the text as the
+    server sends it (OpenAI's ``stream: true``: ``data: {json}`` lines whose ``choices[0].delta.content`` carry the
+    text, ending with ``data: [DONE]``), then ``completion()`` is the whole answer. Any failure, including a stream
+    that stops before ``[DONE]``, raises LLMUnavailable: a partial answer is not an answer."""
+
+    def __init__(self, messages: list[Message], max_tokens: int):
+        self.url = completions_url()
+        self.body = {"model": settings.ENGRAM_LLM_MODEL, "messages": messages, "max_tokens": max_tokens,
+                     "stream": True}
+        self.model = settings.ENGRAM_LLM_MODEL
+        self.parts: list[str] = []
+        self.reported_tokens: int | None = None
+        self.finished = False
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        timeout = settings.ENGRAM_LLM_TIMEOUT_SECONDS
+        try:
+            async with httpx.AsyncClient(timeout=timeout) as client, client.stream(
+                    "POST", self.url, json=self.body, headers=_auth_headers()) as response:
+                if response.status_code != 200:
+                    body = (await response.aread()).decode(errors="replace")
+                    raise _unavailable(self.url, f"HTTP {response.status_code}: {body[:300]}")
+                async for line in response.aiter_lines():
+                    piece = self._read(line)
+                    if self.finished:
+                        break
+                    if piece:
+                        self.parts.append(piece)
+                        yield piece
+        except httpx.TimeoutException:
+            raise _unavailable(self.url, f"no answer within {timeout} s (ENGRAM_LLM_TIMEOUT_SECONDS)") from None
+        except httpx.HTTPError as exc:
+            raise _unavailable(self.url, f"the stream broke ({type(exc).__name__}: {exc})") from None
+        if not self.finished:
+            raise _unavailable(self.url, "the stream ended before its last chunk (data: [DONE])")
+
+    def _read(self, line: str) -> str:
+        """The text of one line of the stream ("" for blank lines, comments and chunks without text)."""
+        if not line.startswith("data:"):
+            return ""
+        data = line.removeprefix("data:").strip()
+        if data == "[DONE]":
+            self.finished = True
+            return ""
+        try:
+            chunk = json.loads(data)
+            choices = chunk.get("choices") or []
+            delta = (choices[0].get("delta") or {}) if choices else {}
+            text = delta.get("content") or ""
+            if not isinstance(text, str):
+                raise TypeError("delta.content is not a string")
+        except (ValueError, AttributeError, TypeError) as exc:
+            raise _unavailable(self.url, f"a chunk of the stream is not an OpenAI chat completion chunk ({exc})") \
+                from None
+        self.model = str(chunk.get("model") or self.model)
+        tokens = (chunk.get("usage") or {}).get("completion_tokens")
+        if isinstance(tokens, int) and tokens >= 0:
+            self.reported_tokens = tokens
+        return text
+
+    def completion(self) -> Completion:
+        text = "".join(self.parts)
+        tokens = self.reported_tokens if self.reported_tokens is not None else estimate_tokens(text)
+        return Completion(text=text.strip(), model=self.model, method="llm", token_count=tokens)
+
+
 def _unavailable(url: str, reason: str) -> LLMUnavailable:
     return LLMUnavailable(f"The language model at {url} is unavailable: {reason}. Check that it is running and "
                           "that ENGRAM_LLM_BASE_URL and ENGRAM_LLM_MODEL are right.", extra={"url": url})
@@ -155,31 +249,61 @@ def _sampling_completion(generate: Generate, messages: list[Message], max_tokens
 
 
 def extractive_completion(*, query: str, sources: list[Source]) -> Completion:
-    """The sentences of the memories that share the most words with the query (ties: the more relevant
-    memory, then the earlier sentence), each cited to its memory, then the note on configuring a model."""
-    if not sources:
-        text = f"I found no memories related to your question, so I have nothing to answer from.\n\n{NO_MODEL_NOTE}"
-        return Completion(text=text, model=EXTRACTIVE_MODEL, method="extractive", token_count=estimate_tokens(text))
-    query_words = _words(query)
+    """The memories' sentences that share words with the query (apps/chat/relevance.py), at most
+    EXTRACTIVE_SENTENCES: those sharing the most first, then the more relevant memory's, then the earlier. Each
+    memory quoted is one line, its sentences in their order, cited once as [n]; ``cited`` says which sources, in
+    the order of their new numbers (the ones quoted, numbered 1, 2, ... as they come). With no sentence sharing a
+    word, the answer names the memories (all of them, as numbered) and quotes none."""
+    query_words = content_words(query)
     candidates = []
     for rank, source in enumerate(sources):
         for position, sentence in enumerate(_sentences(source.content)):
-            overlap = len(query_words & _words(sentence))
-            candidates.append((-overlap, rank, position, sentence, source.number))
-    chosen = sorted(candidates)[:EXTRACTIVE_SENTENCES]
-    quoted = [f"- {sentence} [{number}]" for _, _, _, sentence, number in sorted(chosen, key=lambda c: (c[1], c[2]))]
-    cited = sorted({number for *_, number in chosen})
-    listing = [f"[{source.number}] {excerpt(source.content)}" for source in sources if source.number in cited]
-    text = "\n".join(["From your memories:", *quoted, "", "Sources:", *listing, "", NO_MODEL_NOTE])
-    return Completion(text=text, model=EXTRACTIVE_MODEL, method="extractive", token_count=estimate_tokens(text))
+            overlap = len(shared_words(query_words, content_words(sentence)))
+            if overlap:
+                candidates.append((-overlap, rank, position, sentence, source.number))
+    chosen: dict[int, list[tuple[int, str]]] = {}
+    for _, _, position, sentence, number in sorted(candidates)[:EXTRACTIVE_SENTENCES]:
+        chosen.setdefault(number, []).append((position, sentence))
+    if not chosen:
+        cited = tuple(source.number for source in sources)
+        names = ", ".join(f"[{number}]" for number in cited)
+        text = (f"No sentence of your memories uses the words of your question. The memories closest to it in "
+                f"meaning are {names}.")
+        return _extractive(text, cited)
+    cited = tuple(sorted(chosen))
+    lines = [f"- {' '.join(sentence for _, sentence in sorted(chosen[number]))} [{new}]"
+             for new, number in enumerate(cited, start=1)]
+    return _extractive("\n".join(["From your memories:", *lines]), cited)
 
 
-def _words(text: str) -> set[str]:
-    return {word.lower() for word in WORD.findall(text) if len(word) > 2}
+def nothing_relevant_completion(*, floor: float) -> Completion:
+    """The answer when no memory reached the relevance floor: no model is asked, nothing is made up."""
+    text = (f"Nothing in your memories is relevant to this question (no memory reached a relevance of {floor:g}), "
+            "so I have nothing to answer from. Search your memories with other words, or store what you know first.")
+    return Completion(text=text, model="", method=NOTHING_RELEVANT, token_count=estimate_tokens(text), cited=())
+
+
+def _extractive(text: str, cited: tuple[int, ...]) -> Completion:
+    return Completion(text=text, model=EXTRACTIVE_MODEL, method="extractive", token_count=estimate_tokens(text),
+                      cited=cited)
 
 
 def _sentences(text: str) -> list[str]:
-    return [sentence.strip() for sentence in SENTENCE_END.split(" ".join(text.split())) if sentence.strip()]
+    """The text's sentences; a piece of fewer than MIN_SENTENCE_WORDS words ("(note 1)") stays with the one before."""
+    sentences: list[str] = []
+    pending = ""  # a short first piece, kept for the sentence after it
+    for piece in SENTENCE_END.split(" ".join(text.split())):
+        piece = f"{pending} {piece.strip()}".strip()
+        if not piece:
+            continue
+        pending = ""
+        if len(WORD.findall(piece)) >= MIN_SENTENCE_WORDS:
+            sentences.append(piece)
+        elif sentences:
+            sentences[-1] = f"{sentences[-1]} {piece}"
+        else:
+            pending = piece
+    return sentences or ([pending] if pending else [])
 
 
 def excerpt(text: str, limit: int = 160) -> str:

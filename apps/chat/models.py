@@ -45,13 +45,15 @@ class ChatMessage(models.Model):
         LLM = "llm", "Configured language model"
         SAMPLING = "sampling", "MCP client's model (sampling)"
         EXTRACTIVE = "extractive", "Extractive (no model)"
+        NONE = "none", "Nothing relevant (no answer composed)"
 
     session = models.ForeignKey(ChatSession, on_delete=models.CASCADE, related_name="messages")
     role = models.CharField(max_length=10, choices=Role.choices)
     content = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
-    # The memories an answer was built from: [{memory_id, cube_id, relevance_score}]. Ids, not foreign keys:
-    # the record of what was used stays true after a memory is deleted.
+    # The memories an answer was built from: [{memory_id, cube_id, relevance_score}], as the answer numbers them
+    # ([1] first); empty when none reached the relevance floor. Ids, not foreign keys: the record of what was used
+    # stays true after a memory is deleted.
     context_used = models.JSONField(default=list, blank=True)
     token_count = models.PositiveIntegerField(default=0)
     method = models.CharField(max_length=10, choices=Method.choices, blank=True, help_text="Assistant turns only.")

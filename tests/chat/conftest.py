@@ -1,8 +1,10 @@
 """Fixtures of the chat tests: memories in alice's cube, and a small OpenAI-compatible model server.
 
 The server stands in for a remote model (Ollama, vLLM, OpenAI): it is a real HTTP server on the loopback
-interface, in a thread of the test process, that records each request and answers a chat completion. It is
-not part of Engram; Engram reaches it over HTTP exactly as it would a real endpoint.
+interface, in a thread of the test process, that records each request and answers a chat completion, or, for a
+request with ``stream: true``, streams it as OpenAI does (``data: {chunk}`` lines whose
+``choices[0].delta.content`` carry the text, then ``data: [DONE]``). It is not part of Engram; Engram reaches it
+over HTTP exactly as it would a real endpoint.
 """
 import json
 import threading
@@ -17,12 +19,15 @@ from apps.cubes.services import cube_register
 
 FAKE_MODEL = "fake-llm-1"
 FAKE_ANSWER = "Alice's cat is named Miso [1]."
+FAKE_PIECES = ["Alice's cat ", "is named ", "Miso [1]."]  # FAKE_ANSWER as the stream sends it
 
 
 @dataclass
 class FakeModelServer:
     """What the fake model received, and how it answers: after ``delay`` seconds, with ``status`` and ``body``
-    (None: a completion of FAKE_ANSWER with usage)."""
+    (None: a completion of FAKE_ANSWER with usage). A streamed answer sends ``pieces`` one chunk each, waiting
+    after the first for ``hold`` when it is set (the test releases it once it has seen the first piece arrive),
+    then ``data: [DONE]``; with ``break_after_first`` it closes the connection after the first piece instead."""
 
     base_url: str
     requests: list[dict] = field(default_factory=list)
@@ -30,6 +35,10 @@ class FakeModelServer:
     status: int = 200
     body: dict | None = None
     delay: float = 0.0
+    pieces: list[str] = field(default_factory=lambda: list(FAKE_PIECES))
+    hold: threading.Event | None = None
+    break_after_first: bool = False
+    first_piece_sent: threading.Event = field(default_factory=threading.Event)
 
 
 def completion_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
@@ -42,6 +51,9 @@ def completion_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             server.requests.append(request)
             server.headers.append(dict(self.headers))
             time.sleep(server.delay)
+            if request.get("stream") and server.status == 200 and server.body is None:
+                self._stream(request)
+                return
             body = server.body or {
                 "id": "chatcmpl-1", "object": "chat.completion", "model": request["model"],
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": FAKE_ANSWER},
@@ -49,6 +61,23 @@ def completion_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 "usage": {"prompt_tokens": 120, "completion_tokens": 9, "total_tokens": 129},
             }
             self._send(server.status, body)
+
+        def _stream(self, request: dict) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()  # HTTP/1.0: the body ends when the connection closes
+            for index, piece in enumerate(server.pieces):
+                chunk = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": request["model"],
+                         "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.flush()
+                if index == 0:
+                    server.first_piece_sent.set()
+                    if server.break_after_first:
+                        return
+                    if server.hold is not None:
+                        server.hold.wait(timeout=30)
+            self.wfile.write(b"data: [DONE]\n\n")
 
         def _send(self, status: int, body: dict) -> None:
             data = json.dumps(body).encode()

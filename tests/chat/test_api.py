@@ -36,8 +36,16 @@ def test_chat_answers_with_the_model_and_continues_the_session(api, pet_memories
 
 def test_extractive_reply_over_rest(api, pet_memories, no_llm):
     body = api.post("/api/v1/chat/", {"query": "What is my cat called?"}, format="json").json()
-    assert body["method"] == "extractive" and "[1]" in body["response"]
-    assert "No language model is configured" in body["response"]
+    assert body["method"] == "extractive" and body["response"] == "From your memories:\n- My cat is named Miso. [1]"
+    assert [used["memory_id"] for used in body["context_used"]] == [str(pet_memories[0].pk)]
+
+
+def test_nothing_relevant_over_rest_says_so_with_no_context(api, pet_memories, llm_server):
+    response = api.post("/api/v1/chat/", {"query": "zzzz qqqq nothing relevant"}, format="json")
+    body = response.json()
+    assert response.status_code == 200 and body["context_used"] == [] and body["method"] == "none"
+    assert body["response"].startswith("Nothing in your memories is relevant to this question")
+    assert "Search your memories" in body["response"] and llm_server.requests == []
 
 
 def test_model_down_is_a_503_in_the_envelope(api, pet_memories, llm_server):
@@ -56,8 +64,9 @@ def test_session_detail_pages_messages_and_delete_clears(api, user, pet_memories
     body = api.get(url, {"limit": 2, "offset": 1}).json()
     assert (body["session_id"], body["title"], body["total_messages"], body["limit"], body["offset"]) == (
         session.pk, "first", 4, 2, 1)
-    assert [(m["role"], m["method"]) for m in body["messages"]] == [("assistant", "extractive"), ("user", "")]
-    assert body["messages"][0]["context_used"][0]["cube_id"] == "alice-pets"
+    # "first" is about no memory: nothing relevant, no context.
+    assert [(m["role"], m["method"]) for m in body["messages"]] == [("assistant", "none"), ("user", "")]
+    assert body["messages"][0]["context_used"] == []
     assert api.delete(url).status_code == 204
     assert api.get(url).status_code == 404
 

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
-from apps.chat.llm import NO_MODEL_NOTE
+from apps.chat.llm import NO_MODEL_HOWTO, NO_MODEL_SUMMARY, STORED_NO_MODEL_NOTE
 from apps.chat.models import ChatMessage, ChatSession
 from apps.chat.services import chat_send
 from apps.cubes.services import cube_register
@@ -68,10 +68,11 @@ def test_asking_stores_both_turns_and_shows_the_memories_used_with_links(alice, 
     [turn] = [turn for turn in page.context["turns"] if turn["message"].role == "assistant"]
     assert turn["used"][0]["memory"] == cat and 0 < turn["used"][0]["relevance"] <= 1
     assert 'class="bar"' in html and "relevance" in html
-    # No model: the extractive answer, its note set apart, and how many tokens.
-    assert "Extractive (no model)" in html and f"{answer.token_count} tokens" in html
-    assert turn["note"] == NO_MODEL_NOTE and NO_MODEL_NOTE not in turn["text"]
-    assert "From your memories:" in turn["text"] and 'class="chat-note"' in html
+    # No model: the extractive answer with how many tokens; the note on configuring a model is the page's.
+    assert f"{answer.token_count} tokens" in html and "Extractive (no model)" not in html
+    assert turn["text"] == "From your memories:\n- My cat is named Miso. [1]"
+    assert html.count(escape(NO_MODEL_SUMMARY)) == 1 and html.count(escape(NO_MODEL_HOWTO)) == 1
+    assert 'class="chat-mode chat-note"' in html
 
 
 def test_an_answer_from_the_configured_model_shows_the_model_and_its_token_count(alice, user, pet_memories,
@@ -79,9 +80,10 @@ def test_an_answer_from_the_configured_model_shows_the_model_and_its_token_count
     ask(alice, url("new"))
     session = ChatSession.objects.get(owner=user)
     html = alice.get(url("session", session.pk)).content.decode()
-    assert escape(FAKE_ANSWER) in html and "Configured language model" in html
-    assert f"<code>{FAKE_MODEL}</code>" in html and "9 tokens" in html
-    assert 'class="chat-note"' not in html
+    assert escape(FAKE_ANSWER) in html and "9 tokens" in html
+    # Which model writes the answers is said once, above the conversation, not on each answer.
+    assert html.count(f"<code>{FAKE_MODEL}</code>") == 1 and 'id="chat-mode"' in html
+    assert "Configured language model" not in html and escape(NO_MODEL_SUMMARY) not in html
 
 
 def test_a_second_question_goes_on_in_the_same_session(alice, user, conversation):
@@ -98,7 +100,7 @@ def test_a_second_question_goes_on_in_the_same_session(alice, user, conversation
 def test_the_chosen_cubes_limit_the_memories_used(alice, user, pet_memories, no_llm, store):
     work = cube_register(actor=user, cube_id="alice-work", name="Work")
     store(user, "The quarterly report is due on Friday.", cube_id=work.pk)
-    ask(alice, url("new"), cubes=["alice-work"])
+    ask(alice, url("new"), "When is the quarterly report due?", cubes=["alice-work"])
     answer = ChatMessage.objects.get(session__owner=user, role="assistant")
     assert {record["cube_id"] for record in answer.context_used} == {"alice-work"}
 
@@ -171,3 +173,67 @@ def test_a_long_conversation_shows_its_latest_messages_and_links_to_earlier_ones
     earlier = alice.get(url("session", conversation.pk), {"offset": 0})
     assert earlier.context["turns"][0]["message"].content == CAT_QUESTION
     assert len(earlier.context["turns"]) == 100 and earlier.context["earlier_offset"] is None
+
+
+def test_nothing_relevant_offers_a_search_for_the_question(alice, user, pet_memories, no_llm):
+    ask(alice, url("new"), "zzzz qqqq nothing relevant")
+    session = ChatSession.objects.get(owner=user)
+    page = alice.get(url("session", session.pk))
+    html = page.content.decode()
+    search = f'{reverse("dashboard:search")}?q=zzzz+qqqq+nothing+relevant'
+    assert f'class="search-instead" href="{search}"' in html
+    assert "Nothing in your memories is relevant" in html and "Memories used" not in html
+
+
+def test_the_mode_is_said_once_for_a_conversation_of_two_answers(alice, user, pet_memories, no_llm):
+    first = ask(alice, url("new"))
+    session = ChatSession.objects.get(owner=user)
+    ask(alice, url("session", session.pk), "Who is the vet appointment for?")
+    html = alice.get(first["Location"].split("#")[0]).content.decode()
+    assert ChatMessage.objects.filter(session=session, role="assistant").count() == 2
+    assert html.count("No language model is configured") == 1
+    assert "data-stream-url" not in html  # nothing to stream without a model
+
+
+def test_answers_stored_with_the_note_show_without_it(alice, conversation):
+    answer = ChatMessage.objects.get(session=conversation, role="assistant")
+    answer.content = f"{answer.content}\n\n{STORED_NO_MODEL_NOTE}"
+    answer.save()
+    page = alice.get(url("session", conversation.pk))
+    assert page.content.decode().count("No language model is configured") == 1
+    assert page.context["turns"][1]["text"] == "From your memories:\n- My cat is named Miso. [1]"
+
+
+def test_with_a_model_the_form_streams(alice, conversation, llm_server):
+    html = alice.get(url("session", conversation.pk)).content.decode()
+    assert f'data-stream-url="{url("session-stream", conversation.pk)}"' in html and "chat/chat.js" in html
+    # An answer made before the model was configured says how it was made; the page's mode is the model.
+    assert "Extractive (no model)" in html
+
+
+@pytest.mark.parametrize("data, field", [
+    ({"query": "   "}, "query"),
+    ({"query": "x" * 10001}, "query"),
+    ({"query": "ok", "top_k": 11}, "top_k"),
+    ({"query": "ok", "cubes": ["bobs-secrets"]}, "cubes"),
+])
+def test_bad_input_to_the_stream_is_a_400_naming_the_field(alice, user, other_user, pets_cube, llm_server, data,
+                                                           field):
+    cube_register(actor=other_user, cube_id="bobs-secrets")
+    response = alice.post(url("new-stream"), data)
+    assert response.status_code == 400 and response["Content-Type"] == "application/json"
+    error = response.json()["error"]
+    assert list(error["fields"]) == [field] and error["code"] == "invalid_input"
+    assert not ChatSession.objects.filter(owner=user).exists() and llm_server.requests == []
+
+
+def test_bob_cannot_stream_into_alices_conversation(bob, conversation, llm_server):
+    response = bob.post(url("session-stream", conversation.pk), {"query": CAT_QUESTION, "top_k": 3})
+    assert response.status_code == 404 and llm_server.requests == []
+    assert ChatMessage.objects.filter(session=conversation).count() == 2
+    assert bob.get(url("session-stream", conversation.pk)).status_code == 405  # a POST only
+
+
+def test_the_stream_needs_a_login(client, conversation):
+    response = client.post(url("session-stream", conversation.pk), {"query": CAT_QUESTION})
+    assert response.status_code == 302 and response["Location"].startswith(reverse("dashboard:login"))

@@ -29,7 +29,8 @@ def test_llm_endpoint_gets_the_memories_history_and_limits_and_its_answer_is_sto
     system, question = request["messages"]
     assert system["role"] == "system" and question == {"role": "user", "content": CAT_QUESTION}
     assert "[1] My cat is named Miso." in system["content"]
-    assert len(first.context_used) == 2 and "[3]" not in system["content"]
+    # top_k=2 retrieves the vet appointment too, but it is below the relevance floor: not in the prompt.
+    assert len(first.context_used) == 1 and "[2]" not in system["content"] and "vet" not in system["content"]
     assert first.context_used[0].memory == pet_memories[0]
     assert 0 < first.context_used[0].relevance <= 1
 
@@ -61,7 +62,8 @@ def test_history_in_the_prompt_is_bounded_by_characters(user, pet_memories, llm_
     reply = chat_send(actor=user, query="a" * 10000)
     chat_send(actor=user, query="b" * 10000, session_id=reply.session.pk)
     chat_send(actor=user, query="short one", session_id=reply.session.pk)
-    history = llm_server.requests[2]["messages"][1:-1]
+    # The first query matched nothing, and started the session: answered without the model.
+    history = llm_server.requests[-1]["messages"][1:-1]
     # The second query alone is over the budget: only the answer after it is kept.
     assert history == [{"role": "assistant", "content": FAKE_ANSWER}]
     assert sum(len(message["content"]) for message in history) <= HISTORY_CHARS
@@ -97,20 +99,59 @@ def test_failing_endpoint_is_a_clear_error(user, pet_memories, llm_server, statu
         chat_send(actor=user, query=CAT_QUESTION)
 
 
-def test_extractive_answer_cites_the_memories_and_says_no_model_is_configured(user, pet_memories, no_llm):
+def test_extractive_answer_quotes_the_sentences_sharing_words_and_cites_each_memory_once(user, pet_memories, no_llm):
     reply = chat_send(actor=user, query=CAT_QUESTION, top_k=3)
     assert (reply.method, reply.model) == ("extractive", "extractive")
-    assert "- My cat is named Miso. [1]" in reply.response
-    assert "[1] My cat is named Miso. She is a grey tabby and sleeps all day." in reply.response
-    assert reply.response.endswith(NO_MODEL_NOTE)
-    assert "ENGRAM_LLM_BASE_URL" in reply.response
+    # "She is a grey tabby..." shares no word with the question; the vet and the tea are below the floor.
+    assert reply.response == "From your memories:\n- My cat is named Miso. [1]"
+    assert [item.memory for item in reply.context_used] == [pet_memories[0]]
+    assert NO_MODEL_NOTE not in reply.response  # the page says it once (apps/chat/views.py)
     assert reply.token_count == -(-len(reply.response) // 4)
     assert ChatMessage.objects.get(role="assistant").method == "extractive"
 
 
-def test_extractive_answer_without_memories_says_so(user, no_llm):
+def test_extractive_answer_joins_a_memorys_sentences_and_keeps_fragments_with_their_sentence(user, store, no_llm):
+    compost = store(user, "The left compost bin is ready in May. (note 1) Turn the compost bin every week. "
+                          "Lettuce grows in the shade.")
+    store(user, "Slugs ate the lettuce seedlings: put copper tape around the raised bed.")
+    reply = chat_send(actor=user, query="When is the compost bin ready?", top_k=2)
+    assert reply.response == ("From your memories:\n"
+                              "- The left compost bin is ready in May. (note 1) Turn the compost bin every week. [1]")
+    assert reply.response.count("[1]") == 1 and "- (note 1)" not in reply.response
+    assert [item.memory for item in reply.context_used] == [compost]
+
+
+def test_extractive_answer_numbers_only_the_memories_it_quotes(user, store, no_llm):
+    tomatoes = store(user, "The tomatoes went into the south bed; water the tomatoes every other evening.")
+    beans = store(user, "The beans in the north bed need water every morning.")
+    reply = chat_send(actor=user, query="How often do I water the tomatoes and the beans?", top_k=5)
+    assert [item.memory for item in reply.context_used] == [tomatoes, beans]
+    assert reply.response.count("[1]") == 1 and reply.response.count("[2]") == 1 and "[3]" not in reply.response
+    stored = ChatMessage.objects.get(role="assistant").context_used
+    assert [record["memory_id"] for record in stored] == [str(tomatoes.pk), str(beans.pk)]
+
+
+def test_nothing_relevant_is_said_and_no_model_is_asked(user, pet_memories, store, llm_server):
+    store(user, "There is nothing left in the freezer.")  # "nothing" matches, and is all that does
+    reply = chat_send(actor=user, query="zzzz qqqq nothing relevant", top_k=5)
+    assert reply.context_used == [] and (reply.method, reply.model) == ("none", "")
+    assert reply.response.startswith("Nothing in your memories is relevant to this question")
+    assert llm_server.requests == []
+    answer = ChatMessage.objects.get(role="assistant")
+    assert (answer.context_used, answer.method) == ([], "none")
+
+
+def test_extractive_answer_without_memories_says_nothing_is_relevant(user, no_llm):
     reply = chat_send(actor=user, query=CAT_QUESTION)
-    assert reply.context_used == [] and "found no memories" in reply.response
+    assert reply.context_used == [] and "Nothing in your memories is relevant" in reply.response
+
+
+def test_a_follow_up_with_nothing_relevant_asks_the_model_with_the_conversation(user, pet_memories, llm_server):
+    first = chat_send(actor=user, query=CAT_QUESTION)
+    reply = chat_send(actor=user, query="And how old is she?", session_id=first.session.pk)
+    assert reply.context_used == [] and reply.method == "llm"
+    system = llm_server.requests[1]["messages"][0]["content"]
+    assert "none of the user's memories is relevant" in system and "[1]" not in system
 
 
 def test_sampling_callable_answers_when_no_endpoint_is_configured(user, pet_memories, no_llm):

@@ -76,7 +76,7 @@ def test_create_and_share_a_cube_then_ask_the_chat_in_a_browser(live_server, see
         page.get_by_role("button", name="Ask").click()
         answer = page.locator(".turn-assistant").last
         expect(answer).to_contain_text("From your memories:")
-        expect(answer.locator(".chat-note")).to_contain_text("No language model is configured")
+        expect(page.locator("#chat-mode")).to_contain_text("No language model is configured")
         cited = answer.locator(".used-memory a.memory-link").first
         expect(cited).to_contain_text("The tomatoes went into the south bed")
         expect(page.locator(".session-list")).to_contain_text("When should I water the tomatoes?")

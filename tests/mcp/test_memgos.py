@@ -355,6 +355,16 @@ async def test_chat_without_a_model_answers_extractively(user, alice_token, stor
     assert [message["role"] for message in page["chat_history"]["messages"]] == ["assistant"]
 
 
+async def test_chat_says_when_nothing_is_relevant_and_notes_the_missing_model_once(user, alice_token, store):
+    await database_sync_to_async(store)(user, "The team offsite is in Lisbon in May.")
+    async with memgos(alice_token) as client:
+        nothing = await call(client, "chat", {"query": "zzzz qqqq nothing relevant"})
+        second = await call(client, "chat", {"query": "Where is the team offsite?"})
+    assert nothing["context_used"] == [] and "Nothing in your memories is relevant" in nothing["response"]
+    assert "Lisbon" in second["response"] and second["session_id"] == nothing["session_id"]
+    assert "ENGRAM_LLM_BASE_URL" not in second["response"]  # said on the session's first answer only
+
+
 async def test_chat_history_of_another_user_is_not_found(user, alice_token, bob_token, store):
     await database_sync_to_async(store)(user, "Rent is due on the first.")
     async with memgos(alice_token) as client:

@@ -26,7 +26,9 @@ class ChatRequestSerializer(StrictSerializer):
 class ContextUsedSerializer(serializers.Serializer):
     memory_id = serializers.UUIDField()
     cube_id = serializers.CharField()
-    relevance_score = serializers.FloatField(help_text="The retrieval's relevance of the memory to the query, 0-1.")
+    relevance_score = serializers.FloatField(help_text="The memory's relevance to the query, 0-1: half its cosine "
+                                                       "similarity, half the share of the query's words it holds. "
+                                                       "Memories below the relevance floor are not used.")
 
 
 class ChatReplySerializer(serializers.Serializer):
@@ -38,8 +40,10 @@ class ChatReplySerializer(serializers.Serializer):
     context_used = serializers.SerializerMethodField()
     token_count = serializers.IntegerField(help_text="The answer's tokens: the model's count when it reports "
                                                      "one, else an estimate (a token per four characters).")
-    method = serializers.CharField(help_text="llm (the configured endpoint), sampling (the MCP client's model) "
-                                             "or extractive (no model: quoted memories with citations).")
+    method = serializers.CharField(help_text="llm (the configured endpoint), sampling (the MCP client's model), "
+                                             "extractive (no model: quoted memories with citations) or none "
+                                             "(no memory was relevant: the response says so, context_used is "
+                                             "empty and no model was asked).")
     model = serializers.CharField()
     timestamp = serializers.DateTimeField(source="message.created_at")
 
@@ -53,9 +57,11 @@ class ChatMessageSerializer(serializers.Serializer):
     role = serializers.CharField(help_text="user or assistant.")
     content = serializers.CharField()
     timestamp = serializers.DateTimeField(source="created_at")
-    context_used = ContextUsedSerializer(many=True, help_text="Assistant turns: the memories the answer used.")
+    context_used = ContextUsedSerializer(many=True, help_text="Assistant turns: the memories the answer used, [1] "
+                                                              "first; empty when none was relevant.")
     token_count = serializers.IntegerField()
-    method = serializers.CharField(help_text="Assistant turns: llm, sampling or extractive. Empty for user turns.")
+    method = serializers.CharField(help_text="Assistant turns: llm, sampling, extractive or none (nothing relevant). "
+                                             "Empty for user turns.")
     model = serializers.CharField()
 
 

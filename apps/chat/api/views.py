@@ -23,9 +23,11 @@ class ChatView(generics.GenericAPIView):
         operation_id="chat_send",
         summary="Chat with your memories",
         description="Retrieves the `top_k` memories most relevant to `query` from the cubes you can read (or "
-                    "`cube_ids`), and answers with them and the session's recent history: with the language "
-                    "model configured by ENGRAM_LLM_BASE_URL, or, with none, extractively (the most relevant "
-                    "sentences of the memories, cited [n]). Both turns are stored in the session. 503 "
+                    "`cube_ids`), keeps those that reach the relevance floor, and answers with them and the "
+                    "session's recent history: with the language model configured by ENGRAM_LLM_BASE_URL, or, "
+                    "with none, extractively (the memories' sentences that share words with the query, each "
+                    "memory cited once as [n]). When no memory is relevant the response says so and suggests a "
+                    "search, context_used is empty and method is none. Both turns are stored in the session. 503 "
                     "llm_unavailable when the configured model cannot be reached.",
         request=ChatRequestSerializer,
         responses={200: ChatReplySerializer, **error_responses(400, 401, 403, 404, 503)},

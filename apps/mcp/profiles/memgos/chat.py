@@ -2,7 +2,8 @@
 
 chat answers with the configured OpenAI-compatible endpoint when there is one; otherwise, when the calling MCP
 client declared the sampling capability, with the client's own model (sampling/createMessage); otherwise
-extractively (apps/chat/llm.py). The conversation is this MCP client's (``client_key``).
+extractively (apps/chat/llm.py). The conversation is this MCP client's (``client_key``). An extractive answer
+says how to configure a model once, on the session's first answer, as the dashboard says it once per page.
 
 Sampling follows the protocol version. The handshake-era protocols send the request to the client while the call
 runs. 2026-07-28 has no such back-channel: the first round of the call ends, before chat has stored anything, with
@@ -16,7 +17,9 @@ from typing import Any
 from mcp_types import InputRequiredResult
 
 from apps.accounts.models import User
+from apps.chat.llm import NO_MODEL_NOTE
 from apps.chat.selectors import chat_history as chat_history_page
+from apps.chat.models import ChatMessage
 from apps.chat.services import chat_send
 from apps.core.threads import run_sync
 from apps.core.timestamps import iso_timestamp
@@ -36,8 +39,9 @@ async def chat(actor: User, params: ChatInput) -> dict[str, Any] | InputRequired
         reply = await run_sync(send)()
     except SamplingRequested as asked:
         return InputRequiredResult(input_requests={SAMPLE_KEY: asked.request})
+    note = reply.started and reply.method == ChatMessage.Method.EXTRACTIVE
     return {
-        "response": reply.response,
+        "response": f"{reply.response}\n\n{NO_MODEL_NOTE}" if note else reply.response,
         "session_id": reply.session.pk,
         "user_id": str(actor.pk),
         "timestamp": iso_timestamp(reply.message.created_at),
