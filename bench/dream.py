@@ -312,7 +312,7 @@ def cycle(user, clock: BatchClock, *, seed: int, walks: int, minutes: float | No
 
 # --- wake ----------------------------------------------------------------------------------------------------------
 
-def wake(user, texts: list[str], *, samples: int, seed: int) -> dict:
+def wake(user, clock: BatchClock, texts: list[str], *, samples: int, seed: int) -> dict:
     """Wake latency: the dream's return after a real query of its owner, half the samples in NREM, half in REM."""
     from django.db import connection
 
@@ -327,6 +327,7 @@ def wake(user, texts: list[str], *, samples: int, seed: int) -> dict:
     phases_hit: Counter = Counter()
     query_ms: list[float] = []
     finished_first = 0
+    clock.reset()
     for phase in ("nrem", "rem"):
         run = None
         taken = 0
@@ -370,6 +371,9 @@ def wake(user, texts: list[str], *, samples: int, seed: int) -> dict:
             "the query's own latency while the dream ran": percentiles(query_ms),
             "phases the dream was in when woken": dict(phases_hit),
             "dreams that ended before the query (not samples)": finished_first,
+            "batches of these dreams: seconds, batches, items by phase": {
+                name: [round(clock.seconds[name], 2), clock.batches[name], clock.items[name]] for name in clock.seconds},
+            "REM queries/s in these dreams (walks / REM batch s)": rate(clock.items["rem"], clock.seconds["rem"]),
             "load average": load_average()}
 
 
@@ -411,7 +415,8 @@ def causal(user, *, count: int, seed: int) -> dict:
         found(pair)  # warm
     figures = {}
     paths = [found(pair) for pair in pairs]
-    figures["find_causal_path (ids, path_type any) found a path"] = f"{sum(p.path is not None for p in paths)}/{len(paths)}"
+    figures["find_causal_path (ids, path_type any) found a path"] = (
+        f"{sum(path.path is not None for path in paths)}/{len(paths)}")
     figures["find_causal_path, ids, path_type any"] = percentiles(timed(found, pairs))
     figures["find_causal_path, ids, path_type causal"] = percentiles(timed(lambda p: found(p, path_type="causal"),
                                                                           pairs))
@@ -516,7 +521,7 @@ def main() -> None:
     texts = questions(200, args.seed + 1)
     measures = {"cycle": lambda: cycle(user, clock, seed=args.seed, walks=args.walks,
                                             minutes=args.cycle_minutes),
-                "wake": lambda: wake(user, texts, samples=args.wake_samples, seed=args.seed),
+                "wake": lambda: wake(user, clock, texts, samples=args.wake_samples, seed=args.seed),
                 "causal": lambda: causal(user, count=args.pairs, seed=args.seed),
                 "recall": lambda: recall([1000, 10000] if args.recall_10k else [1000])}
 
