@@ -2,8 +2,8 @@
 
 Served by uvicorn (`manage.py serve`, lifespan on). Django's sync views run on a fixed pool of threads
 (ENGRAM_WEB_THREADS). `/mcp` bypasses Django's middleware: the MCP
-edge does its own bearer-token auth. Websockets (/ws/graph/) check the Origin against ALLOWED_HOSTS
-and see the session user; the consumer also takes bearer tokens.
+edge does its own bearer-token auth. Websockets (/ws/graph/, the live graph; /ws/runs/, notebook cell runs) check
+the Origin against ALLOWED_HOSTS and see the session user; the graph's consumer also takes bearer tokens.
 """
 import os
 
@@ -24,8 +24,9 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from apps.graph.routing import websocket_urlpatterns  # noqa: E402
+from apps.graph.routing import websocket_urlpatterns as graph_sockets  # noqa: E402
 from apps.mcp.asgi import McpEdge  # noqa: E402
+from apps.reasoning.routing import websocket_urlpatterns as run_sockets  # noqa: E402
 
 mcp_edge = McpEdge()
 
@@ -38,6 +39,6 @@ async def http_application(scope, receive, send):
 
 application = ProtocolTypeRouter({
     "http": http_application,
-    "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter([*graph_sockets, *run_sockets]))),
     "lifespan": mcp_edge.lifespan,
 })

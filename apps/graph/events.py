@@ -1,4 +1,5 @@
-"""The only way services publish live-graph events: ``publish_after_commit`` (plus the payload builders).
+"""The only way services publish live-graph events: ``publish_after_commit`` (plus the payload builders); and
+``notify_after_commit``, the nudge a notebook cell run's watchers get when its state changes.
 
 After the write commits, the event is stored in GraphEvent (its id is the sequence number clients
 catch up from) and sent to the cube's group. A message too large for the channel layer carries only a
@@ -32,17 +33,26 @@ def event_message(event: GraphEvent) -> dict:
     """The event as a socket sends it to the client."""
     return {"type": "event", "id": event.id, "kind": event.kind, "cube": event.cube_id, "payload": event.payload}
 
+def notify_after_commit(group: str, message: dict) -> None:
+    """Send a small message to ``group`` once the current transaction commits (at once outside one): a nudge
+    about state stored elsewhere (a notebook cell run's row), which the consumer then reads. Logged, never
+    raised, on failure, like publish_after_commit."""
+    transaction.on_commit(partial(_send, group, message), robust=True)
+
 def _publish(kind: str, cube_id: str, payload: dict) -> None:
     event = GraphEvent.objects.create(cube_id=cube_id, kind=kind, payload=payload)
     message = {**event_message(event), "type": "graph.event"}
     if len(json.dumps(message)) > MAX_INLINE_MESSAGE_BYTES:
         message = {"type": "graph.event", "id": event.id, "cube": cube_id}
+    _send(cube_group(cube_id), message)
+
+def _send(group: str, message: dict) -> None:
     layer = get_channel_layer()
     send_now = getattr(layer, "group_send_now", None)
     if send_now is not None and not transaction.get_connection().in_atomic_block:
-        send_now(cube_group(cube_id), message)
+        send_now(group, message)
     else:
-        async_to_sync(layer.group_send)(cube_group(cube_id), message)
+        async_to_sync(layer.group_send)(group, message)
 
 def _edges(links) -> list[dict]:
     return [edge_payload(**row) for row in links.values(*EDGE_COLUMNS)]

@@ -4,6 +4,7 @@ import hashlib
 
 MAX_GROUP_NAME_CHARS = 99
 CUBE_PREFIX = "graph.cube."
+CELL_RUN_PREFIX = "reasoning.run."
 
 
 def cube_group(cube_id: str) -> str:
@@ -14,6 +15,11 @@ def cube_group(cube_id: str) -> str:
     # A readable head plus a digest of the whole id keeps distinct ids in distinct groups.
     digest = hashlib.sha256(cube_id.encode()).hexdigest()[:32]
     return f"{CUBE_PREFIX}{cube_id[:40]}.{digest}"
+
+
+def cell_run_group(run_id) -> str:
+    """The group of every socket watching one notebook cell run (a UUID: always short enough)."""
+    return f"{CELL_RUN_PREFIX}{run_id}"
 
 
 def health_probe_group(token: str) -> str:

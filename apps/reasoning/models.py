@@ -132,3 +132,50 @@ class Cell(TimeStampedModel):
 
     def __str__(self) -> str:
         return self.filename or f"{self.get_cell_type_display()} cell {self.position}"
+
+
+class CellRun(TimeStampedModel):
+    """One run of a code cell, done in the background by a Celery worker (reasoning.cell_run) or inline for REST and
+    MCP callers. Its id is what the page watches (over /ws/runs/) and what makes a task idempotent: a worker runs a
+    queued run, and a second delivery of a run that is running or finished does nothing. ``lease`` names the
+    delivery that took it, so an orphan taken over (its worker died) is finished only by the one running it now.
+    The cell keeps the last finished run's result too (its status, output, exit code), as before runs had ids."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        COMPLETED = "completed", "Completed"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="cell_runs")
+    notebook = models.ForeignKey(Notebook, on_delete=models.CASCADE, related_name="runs")
+    cell = models.ForeignKey(Cell, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    lease = models.CharField(max_length=32, blank=True)
+    cancel_requested = models.BooleanField(default=False)
+    exit_code = models.IntegerField(null=True, blank=True)
+    stdout = models.TextField(blank=True)
+    stderr = models.TextField(blank=True)
+    # The outcome in one line, for people: "completed", "exit code 1", "timed out after 30 s ...".
+    message = models.TextField(blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["cell"], condition=models.Q(status__in=["queued", "running"]),
+                                    name="cellrun_one_active_per_cell"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.cell} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status not in self.ACTIVE

@@ -55,6 +55,7 @@ import signal
 import stat
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,6 +73,8 @@ USER_NAMESPACE = ("unshare", "-rn")
 # A TypeScript cell is bundled as an ES module, where `require` does not exist; CommonJS-style cells use it.
 ESM_REQUIRE_BANNER = "import { createRequire as __engramRequire } from 'node:module'; " \
                      "const require = __engramRequire(import.meta.url);"
+# How often a watched run reports its output so far and asks whether to stop (see execute's ``watch``).
+WATCH_SECONDS = 0.5
 OOM_MARKERS = ("heap out of memory", "reached heap limit", "allocation failed", "cannot allocate memory",
                "out of memory")
 
@@ -110,13 +113,14 @@ class Isolation:
 @dataclass(frozen=True)
 class Completed:
     """A finished process: its exit code (128 + signal when a signal ended it, 124 on timeout), its output
-    (truncated), how long it ran, and whether the timeout ended it."""
+    (truncated), how long it ran, and whether the timeout or its watcher ended it."""
 
     exit_code: int
     stdout: str
     stderr: str
     duration_ms: int
     timed_out: bool
+    cancelled: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,8 @@ class RunResult:
     stdout: str
     stderr: str
     duration_ms: int
+    failure: str = ""  # why a limit or a cancel ended the run ("" when the code itself ended it)
+    cancelled: bool = False
 
     @property
     def succeeded(self) -> bool:
@@ -226,9 +232,15 @@ def _text(data: bytearray, dropped: int, limit: int) -> str:
     return text
 
 
-def execute(command: list[str], *, cwd: Path, env: dict[str, str], timeout: float, output_chars: int) -> Completed:
+# watch(stdout so far, stderr so far) -> True to stop the run.
+Watch = Callable[[str, str], bool]
+
+
+def execute(command: list[str], *, cwd: Path, env: dict[str, str], timeout: float, output_chars: int,
+            watch: Watch | None = None) -> Completed:
     """Run a command in a new session, reading its output as it comes (so a chatty process never fills
-    memory), and kill its whole process group on timeout and when it exits (stray children)."""
+    memory), and kill its whole process group on timeout and when it exits (stray children). ``watch``, when
+    given, sees the output so far every WATCH_SECONDS while it runs, and stops the run by returning True."""
     started = time.monotonic()
     try:
         process = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -239,22 +251,32 @@ def execute(command: list[str], *, cwd: Path, env: dict[str, str], timeout: floa
     keep = output_chars * 4
     buffers = {process.stdout.fileno(): bytearray(), process.stderr.fileno(): bytearray()}
     dropped = dict.fromkeys(buffers, 0)
-    timed_out = False
+    timed_out = cancelled = False
     deadline = started + timeout
+    next_watch = started + WATCH_SECONDS
     with selectors.DefaultSelector() as selector:
         for stream in (process.stdout, process.stderr):
             selector.register(stream, selectors.EVENT_READ)
         while True:
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = deadline - now
             if remaining <= 0:
                 timed_out = not _exited(process)
                 break
+            if watch is not None and now >= next_watch:
+                next_watch = now + WATCH_SECONDS
+                out, err = list(buffers.values())
+                stop = watch(out.decode("utf-8", errors="replace"), err.decode("utf-8", errors="replace"))
+                if stop and not _exited(process):  # a process that has just ended finishes as it ended
+                    cancelled = True
+                    break
+            wait = remaining if watch is None else max(min(remaining, next_watch - now), 0)
             if not selector.get_map():
                 if _exited(process):
                     break
-                time.sleep(min(remaining, 0.05))  # it closed its output but runs on
+                time.sleep(min(wait, 0.05))  # it closed its output but runs on
                 continue
-            for key, _ in selector.select(timeout=remaining):
+            for key, _ in selector.select(timeout=wait):
                 chunk = os.read(key.fd, READ_CHUNK)
                 if not chunk:
                     selector.unregister(key.fileobj)
@@ -277,7 +299,8 @@ def execute(command: list[str], *, cwd: Path, env: dict[str, str], timeout: floa
     out, err = list(buffers.values())
     out_dropped, err_dropped = list(dropped.values())
     return Completed(exit_code=exit_code, stdout=_text(out, out_dropped, output_chars),
-                     stderr=_text(err, err_dropped, output_chars), duration_ms=duration_ms, timed_out=timed_out)
+                     stderr=_text(err, err_dropped, output_chars), duration_ms=duration_ms, timed_out=timed_out,
+                     cancelled=cancelled)
 
 
 def find_esbuild() -> str:
@@ -325,6 +348,8 @@ def _sandbox_command(script: str, *, notebook_key: int, limits: Limits) -> list[
 
 def _explain_failure(completed: Completed, limits: Limits) -> str:
     """The reason a run failed because of a limit, for the end of stderr ("" when it was the code)."""
+    if completed.cancelled:
+        return "cancelled: the process was killed"
     if completed.timed_out:
         return f"timed out after {limits.timeout_seconds:g} s (the notebook time limit); the process was killed"
     lowered = completed.stderr.lower()
@@ -334,8 +359,8 @@ def _explain_failure(completed: Completed, limits: Limits) -> str:
 
 
 def run_cell(*, directory: Path, filename: str, sources: dict[str, str], notebook_key: int,
-             limits: Limits | None = None) -> RunResult:
-    """Write every code cell of the notebook, then run ``filename`` in the sandbox."""
+             limits: Limits | None = None, watch: Watch | None = None) -> RunResult:
+    """Write every code cell of the notebook, then run ``filename`` in the sandbox (``watch``: see execute)."""
     limits = limits or Limits.from_settings()
     if not shutil.which("node") or not shutil.which("prlimit"):
         raise Unavailable("Running cells needs node (20 or later) and prlimit (util-linux) on the server's PATH.",
@@ -352,13 +377,14 @@ def run_cell(*, directory: Path, filename: str, sources: dict[str, str], noteboo
     env = {"PATH": MINIMAL_PATH, "HOME": str(directory), "NODE_PATH": str(directory / "node_modules"),
            "LANG": "C.UTF-8", "NO_COLOR": "1"}
     completed = execute(_sandbox_command(script, notebook_key=notebook_key, limits=limits), cwd=directory, env=env,
-                        timeout=limits.timeout_seconds, output_chars=limits.output_chars)
-    notes = [note for note in (_explain_failure(completed, limits),) if note] + list(isolation().notes)
+                        timeout=limits.timeout_seconds, output_chars=limits.output_chars, watch=watch)
+    failure = _explain_failure(completed, limits)
+    notes = [note for note in (failure,) if note] + list(isolation().notes)
     stderr = completed.stderr
     if notes:
         stderr = "\n".join(filter(None, [stderr.rstrip("\n"), *(f"[engram] {note}" for note in notes)]))
     return RunResult(exit_code=completed.exit_code, stdout=completed.stdout, stderr=stderr,
-                     duration_ms=completed.duration_ms)
+                     duration_ms=completed.duration_ms, failure=failure, cancelled=completed.cancelled)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -27,7 +27,8 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from markdown_it import MarkdownIt
 
-from apps.core.exceptions import DomainError, InvalidInput, NotFound
+from apps.core.api.errors import DOMAIN_STATUS, error_body
+from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound
 from apps.core.forms import add_service_error, in_form_words
 from apps.core.pages import act, not_found_is_404, submit
 from apps.reasoning import forms as reasoning_forms
@@ -39,8 +40,11 @@ from apps.reasoning.forms import (
 from apps.reasoning.mental_models import MODELS, TAGS, model_get, models_list
 from apps.reasoning.selectors import session_get, session_list, thoughts_of, tree_of
 from apps.reasoning.services import analysis
+from apps.reasoning.services.cell_runs import (
+    cell_run_active, cell_run_cancel, cell_run_get, cell_run_start, cell_run_state, elapsed_ms,
+)
 from apps.reasoning.services.notebooks import (
-    cell_add, cell_run, cells_of, cell_update, notebook_create, notebook_delete, notebook_export, notebook_get,
+    cell_add, cells_of, cell_update, notebook_create, notebook_delete, notebook_export, notebook_get,
     notebook_install_deps, notebook_list, notebook_load, notebook_restore, notebook_templates,
 )
 from apps.reasoning.services.thoughts import (
@@ -49,6 +53,8 @@ from apps.reasoning.services.thoughts import (
 
 # Thoughts people add on these pages are the dashboard's, as an MCP client's are its own.
 DASHBOARD_CLIENT_KEY = "dashboard"
+# A run's page reloads itself this often while the run is unfinished (for browsers without the page's script).
+RUN_PAGE_REFRESH_SECONDS = 2
 # Raw HTML in markdown is shown as text, and markdown-it refuses javascript: and data: links.
 MARKDOWN = MarkdownIt("commonmark", {"html": False})
 
@@ -233,8 +239,9 @@ def notebook_load_view(request):
 def _notebook_page(request, notebook, *, add_form=None, edit_forms=None, deps_form=None) -> HttpResponse:
     """The notebook's page; a form that failed comes back bound, with its errors, the others fresh."""
     edit_forms = edit_forms or {}
+    active = cell_run_active(actor=request.user, notebook=notebook)
     cells = [{
-        "cell": cell,
+        "cell": cell, "run": active.get(cell.pk),
         "html": render_markdown(cell.content) if cell.cell_type == cell.CellType.MARKDOWN else "",
         "form": edit_forms.get(cell.pk) or CellEditForm(initial={"content": cell.content, "filename": cell.filename},
                                                         prefix=f"cell-{cell.pk}"),
@@ -286,21 +293,85 @@ def cell_edit_view(request, notebook_id, cell_id):
     return submit(request, form, save) or _notebook_page(request, notebook, edit_forms={cell_id: form})
 
 
+def _wants_json(request) -> bool:
+    """The page's script asks for JSON; a plain form post (no JavaScript) gets redirects and pages."""
+    return request.headers.get("Accept", "").startswith("application/json")
+
+
+def _json_error(error: DomainError) -> JsonResponse:
+    http_status = next((code for kind, code in DOMAIN_STATUS.items() if isinstance(error, kind)), 409)
+    return JsonResponse(error_body(error.code, error.message, error.extra), status=http_status)
+
+
+def _run_json(run, *, http_status: int = 200) -> JsonResponse:
+    return JsonResponse({"run": cell_run_state(run), "links": {
+        "page": reverse("reasoning:run-detail", args=[run.pk]),
+        "status": reverse("reasoning:run-status", args=[run.pk]),
+        "cancel": reverse("reasoning:run-cancel", args=[run.pk]),
+        "socket": "/ws/runs/",
+    }}, status=http_status)
+
+
 @login_required
 @require_POST
 @not_found_is_404
 def cell_run_view(request, notebook_id, cell_id):
-    """Runs the cell; when this server does not run code, or running failed, the page says why."""
+    """Queues the cell's run for a worker and answers at once: the run (JSON, 202) for the page's script, which
+    watches it over /ws/runs/, or a redirect to the run's page, which refreshes itself until the run ends. A cell
+    already running answers with that run (409 with its id; the run's page). When this server does not run code,
+    the page says why."""
     try:
-        cell = cell_run(actor=request.user, notebook_id=notebook_id, cell_id=cell_id)
+        run = cell_run_start(actor=request.user, notebook_id=notebook_id, cell_id=cell_id)
     except NotFound:
         raise
+    except Conflict as error:
+        if _wants_json(request):
+            return _json_error(error)
+        messages.info(request, error.message)
+        return redirect("reasoning:run-detail", run_id=error.extra["run_id"])
     except DomainError as error:
+        if _wants_json(request):
+            return _json_error(error)
         messages.error(request, error.message)
-    else:
-        messages.success(request, f"Ran {cell.filename or 'the cell'}: {cell.get_status_display().lower()}"
-                                  f"{'' if cell.exit_code is None else f', exit code {cell.exit_code}'}.")
-    return redirect(_notebook_url(notebook_id, cell_id))
+        return redirect(_notebook_url(notebook_id, cell_id))
+    if _wants_json(request):
+        return _run_json(run, http_status=202)
+    return redirect("reasoning:run-detail", run_id=run.pk)
+
+
+@login_required
+@require_GET
+@not_found_is_404
+def run_detail(request, run_id):
+    """A run's own page: its state, output and outcome; it refreshes itself while the run is unfinished."""
+    run = cell_run_get(actor=request.user, run_id=run_id)
+    response = render(request, "reasoning/run_detail.html", {
+        "run": run, "elapsed_seconds": elapsed_ms(run) // 1000,
+        "notebook_url": _notebook_url(run.notebook_id, run.cell_id),
+    })
+    if not run.finished:
+        response["Refresh"] = str(RUN_PAGE_REFRESH_SECONDS)
+    return response
+
+
+@login_required
+@require_GET
+@not_found_is_404
+def run_status(request, run_id):
+    """The run's state as JSON: what the page's script reads when its socket is not there."""
+    return _run_json(cell_run_get(actor=request.user, run_id=run_id))
+
+
+@login_required
+@require_POST
+@not_found_is_404
+def run_cancel_view(request, run_id):
+    run = cell_run_cancel(actor=request.user, run_id=run_id)
+    if _wants_json(request):
+        return _run_json(run)
+    if run.finished and run.status != run.Status.CANCELLED:
+        messages.info(request, f"The run had already finished: {run.message}.")
+    return redirect("reasoning:run-detail", run_id=run.pk)
 
 
 @login_required

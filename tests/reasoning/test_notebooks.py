@@ -8,8 +8,9 @@ from django.db import connection
 
 from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied
 from apps.reasoning.models import Cell, Notebook
+from apps.reasoning.services.cell_runs import cell_run
 from apps.reasoning.services.notebooks import (
-    cell_add, cell_get, cell_list, cell_run, cell_update, notebook_create, notebook_delete, notebook_directory,
+    cell_add, cell_get, cell_list, cell_update, notebook_create, notebook_delete, notebook_directory,
     notebook_export, notebook_get, notebook_install_deps, notebook_list, notebook_load, notebook_restore,
     notebook_templates,
 )

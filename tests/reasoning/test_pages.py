@@ -9,7 +9,8 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from apps.reasoning.mental_models import MODELS, TAGS
-from apps.reasoning.models import Notebook, Thought, ThoughtSession
+from apps.reasoning.models import CellRun, Notebook, Thought, ThoughtSession
+from apps.reasoning.services.cell_runs import cell_run_execute
 from apps.reasoning.services.notebooks import cell_add, notebook_create
 from tests.reasoning.model_server import model_server, no_model  # noqa: F401 (fixtures)
 from tests.reasoning.thought_support import branched_session, think
@@ -308,23 +309,109 @@ def test_notebook_page_shows_cells_in_order_with_markdown_rendered_safely(alice,
     assert "Not run" in html
 
 
-def test_run_a_cell_and_see_its_output(alice, notebook):
+def run_in_worker(run_id) -> None:
+    """What the worker does with the page's queued run (the task reasoning.cell_run calls this service)."""
+    cell_run_execute(run_id=run_id)
+
+
+def test_run_queues_the_cell_and_its_page_refreshes_until_it_shows_the_output(alice, notebook):
     code = notebook.cells.get(cell_type="code")
     response = alice.post(url("cell-run", notebook.pk, code.pk))
-    assert response.status_code == 302 and response["Location"] == url("notebook-detail", notebook.pk) + f"#cell-{code.pk}"
+    run = CellRun.objects.get(cell=code)
+    assert response.status_code == 302 and response["Location"] == url("run-detail", run.pk)
+    assert run.status == "queued"
+    waiting = alice.get(url("run-detail", run.pk))
+    assert waiting["Refresh"] == "2" and "Queued: waiting for a worker" in html_of(waiting)
+    assert 'class="run-spinner"' in html_of(waiting) and "message-success" not in html_of(waiting)
+    notebook_page = html_of(alice.get(url("notebook-detail", notebook.pk)))
+    assert f'data-active-run="{run.pk}"' in notebook_page and url("run-cancel", run.pk) in notebook_page
+
+    run_in_worker(run.pk)
+    done = alice.get(url("run-detail", run.pk))
+    assert "Refresh" not in done
+    assert '<p class="message message-success" role="status">sort.js: completed, exit code 0.</p>' in html_of(done)
+    assert '<pre class="output-stdout">1,10,9' in html_of(done)
     code.refresh_from_db()
     assert code.status == "completed" and code.stdout.strip() == "1,10,9"
     html = html_of(alice.get(url("notebook-detail", notebook.pk)))
     assert '<pre class="output-stdout">1,10,9' in html and "exit code 0" in html and f"{code.duration_ms} ms" in html
+    assert "data-active-run" not in html
 
 
-def test_a_cell_that_throws_shows_its_error_output(alice, user, notebook):
+def test_a_cell_that_throws_is_shown_as_a_failure_with_its_error_output(alice, user, notebook):
     failing = cell_add(actor=user, notebook_id=notebook.pk, cell_type="code", filename="boom.js",
                        content="throw new Error('kaboom');")
     alice.post(url("cell-run", notebook.pk, failing.pk))
+    run = CellRun.objects.get(cell=failing)
+    run_in_worker(run.pk)
+    page = html_of(alice.get(url("run-detail", run.pk)))
+    assert '<p class="message message-error" role="alert">boom.js: the code failed (exit code 1).</p>' in page
+    assert "message-success" not in page and "kaboom" in page
     html = html_of(alice.get(url("notebook-detail", notebook.pk)))
     item = html[html.index(f'id="cell-{failing.pk}"'):]
     assert "Failed" in item and "kaboom" in item and '<pre class="output-stderr">' in item
+
+
+def test_an_endless_loop_times_out_and_is_shown_as_a_failure_not_a_success(alice, user, notebook, settings):
+    settings.ENGRAM_NOTEBOOK_TIMEOUT_SECONDS = 1
+    endless = cell_add(actor=user, notebook_id=notebook.pk, cell_type="code", filename="loop.js",
+                       content="while (true) {}")
+    alice.post(url("cell-run", notebook.pk, endless.pk))
+    run = CellRun.objects.get(cell=endless)
+    run_in_worker(run.pk)
+    run.refresh_from_db()
+    assert (run.status, run.exit_code) == ("failed", 124)
+    page = html_of(alice.get(url("run-detail", run.pk)))
+    assert ('<p class="message message-error" role="alert">loop.js: timed out after 1 s (the notebook time limit); '
+            'the process was killed (exit code 124).</p>') in page
+    assert "message-success" not in page
+
+
+def test_the_page_script_gets_the_run_at_once_and_a_second_run_of_a_running_cell_is_refused(alice, notebook):
+    code = notebook.cells.get(cell_type="code")
+    posted = alice.post(url("cell-run", notebook.pk, code.pk), HTTP_ACCEPT="application/json")
+    assert posted.status_code == 202
+    body = posted.json()
+    run_id = body["run"]["id"]
+    assert body["run"]["status"] == "queued" and body["run"]["finished"] is False and body["run"]["filename"] == "sort.js"
+    assert body["links"] == {"page": url("run-detail", run_id), "status": url("run-status", run_id),
+                             "cancel": url("run-cancel", run_id), "socket": "/ws/runs/"}
+    again = alice.post(url("cell-run", notebook.pk, code.pk), HTTP_ACCEPT="application/json")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "cell_running"
+    assert again.json()["error"]["details"]["run_id"] == run_id
+    # Without the script, the second click lands on the run already going.
+    plain = alice.post(url("cell-run", notebook.pk, code.pk))
+    assert plain.status_code == 302 and plain["Location"] == url("run-detail", run_id)
+
+    cancelled = alice.post(url("run-cancel", run_id), HTTP_ACCEPT="application/json")
+    assert cancelled.status_code == 200 and cancelled.json()["run"]["status"] == "cancelled"
+    run_in_worker(run_id)  # the task, delivered after the cancel, finds nothing to do
+    status = alice.get(url("run-status", run_id)).json()["run"]
+    assert (status["status"], status["message"], status["stdout"]) == ("cancelled", "cancelled before it started", "")
+    assert alice.post(url("cell-run", notebook.pk, code.pk), HTTP_ACCEPT="application/json").status_code == 202
+
+
+def test_the_run_page_of_a_cancelled_run_is_an_error_and_cancel_without_script_redirects(alice, notebook):
+    code = notebook.cells.get(cell_type="code")
+    alice.post(url("cell-run", notebook.pk, code.pk))
+    run = CellRun.objects.get(cell=code)
+    response = alice.post(url("run-cancel", run.pk))
+    assert response.status_code == 302 and response["Location"] == url("run-detail", run.pk)
+    page = html_of(alice.get(url("run-detail", run.pk)))
+    assert "message-error" in page and "cancelled before it started" in page and "Refresh" not in page
+
+
+def test_the_run_endpoints_say_what_is_wrong_as_json(alice, notebook, settings):
+    prose = notebook.cells.get(cell_type="markdown")
+    response = alice.post(url("cell-run", notebook.pk, prose.pk), HTTP_ACCEPT="application/json")
+    assert response.status_code == 400 and response.json()["error"]["details"]["field"] == "cell_id"
+    settings.ENGRAM_NOTEBOOK_EXECUTION = False
+    code = notebook.cells.get(cell_type="code")
+    response = alice.post(url("cell-run", notebook.pk, code.pk), HTTP_ACCEPT="application/json")
+    assert response.status_code == 403 and response.json()["error"]["code"] == "execution_disabled"
+    assert alice.get(url("run-status", UNKNOWN)).status_code == 404
+    assert alice.get(url("run-detail", UNKNOWN)).status_code == 404
+    assert alice.post(url("run-cancel", UNKNOWN)).status_code == 404
 
 
 def test_running_a_cell_when_execution_is_disabled_says_so(alice, notebook, settings):

@@ -1,6 +1,6 @@
 """The reasoning pages in a real browser (Debian's chromium through Playwright) against a live server: start a
 thought session with the form, add a thought, a branch and a revision and see the tree; run the workbench's
-bias detection; create a notebook, add a cell, run it and see its output; browse the mental models. No page
+bias detection; create a notebook, add a cell, run it (on a real Celery worker) and see its output; browse the mental models. No page
 may scroll sideways on a phone. To refresh the screenshots in the docs:
 ENGRAM_SCREENSHOTS_DIR=docs/screenshots make test PYTEST_ARGS=tests/reasoning/test_pages_browser.py"""
 import re
@@ -10,6 +10,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from apps.reasoning.models import Cell, Thought, ThoughtSession
 from tests.browser import log_in, new_page
+from tests.memories.test_faults_worker import _close_broker_connections, workers  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +25,8 @@ def add_thought(page, text: str, **options) -> None:
     form.get_by_role("button", name="Add thought").click()
 
 
-def test_reason_in_a_session_run_the_workbench_and_a_notebook_in_a_browser(live_server, user, store, shoot):
+def test_reason_in_a_session_run_the_workbench_and_a_notebook_in_a_browser(live_server, user, store, shoot,
+                                                                           workers):  # noqa: F811
     store(user, "Our billing service rewrite has taken two years already; the team kept it going because of the "
                 "money spent.")
     with sync_playwright() as playwright:
@@ -98,7 +100,10 @@ def test_reason_in_a_session_run_the_workbench_and_a_notebook_in_a_browser(live_
         add.get_by_role("button", name="Add cell").click()
         cell = page.locator("li.cell", has_text="weeks.js")
         expect(page.locator(".cell-markdown h2")).to_have_text("Remaining work")
+        # A worker runs the cell; live_server has no websockets, so the page polls the run's status.
+        workers("cells")
         cell.get_by_role("button", name="Run").click()
+        expect(cell.locator(".run-outcome")).to_have_text("weeks.js: completed, exit code 0.", timeout=60_000)
         expect(page.locator(".output-stdout")).to_have_text("weeks left: 18")
         expect(cell).to_contain_text("exit code 0")
         expect(cell.locator(".cell-status")).to_have_text("Completed")

@@ -4,7 +4,7 @@ in bob's lists, searches, downloads or workbench evidence."""
 import pytest
 from django.urls import reverse
 
-from apps.reasoning.models import Cell, Thought
+from apps.reasoning.models import Cell, CellRun, Thought
 from tests.reasoning.test_pages import chain, html_of, notebook, url  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db
@@ -51,6 +51,17 @@ def test_another_users_notebook_and_cells_are_the_404_page_on_every_page_and_pos
     notebook.refresh_from_db()
     assert code.content.startswith("console.log") and code.status == "idle" and notebook.deleted_at is None
     assert notebook.cells.count() == 2 and notebook.dependencies == {}
+
+
+def test_bob_cannot_watch_read_or_cancel_alices_run(alice, bob, notebook):
+    code = notebook.cells.get(cell_type="code")
+    run_id = alice.post(url("cell-run", notebook.pk, code.pk), HTTP_ACCEPT="application/json").json()["run"]["id"]
+    for address in (url("run-detail", run_id), url("run-status", run_id)):
+        assert bob.get(address).status_code == 404, address
+    assert bob.post(url("run-cancel", run_id)).status_code == 404
+    assert bob.post(url("run-cancel", run_id), HTTP_ACCEPT="application/json").status_code == 404
+    assert CellRun.objects.get(pk=run_id).status == "queued"
+    assert f'data-active-run="{run_id}"' not in html_of(bob.get(url("notebook-list")))
 
 
 def test_a_cell_of_another_users_notebook_is_404_through_bobs_own_notebook(bob, other_user, notebook):

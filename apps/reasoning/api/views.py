@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from apps.core.api.serializers import NoBodySerializer, error_responses, validated
 from apps.reasoning import mental_models, selectors
 from apps.reasoning.api import serializers as s
-from apps.reasoning.services import analysis, notebooks, thoughts
+from apps.reasoning.services import analysis, cell_runs, notebooks, thoughts
 
 SESSION_ID = OpenApiParameter("session_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
 NOTEBOOK_ID = OpenApiParameter("notebook_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
@@ -316,14 +316,15 @@ class CellRunView(generics.GenericAPIView):
         description="Runs the cell with node in the notebook's folder, under a timeout and memory limit and "
                     "without network where the host allows it. A cell whose code fails is still a 200, with "
                     "status failed and its stderr. 403 execution_disabled when the server does not run notebook "
-                    "code (ENGRAM_NOTEBOOK_EXECUTION); 503 execution_failed when it cannot (node or esbuild "
-                    "missing).",
+                    "code (ENGRAM_NOTEBOOK_EXECUTION); 409 cell_running while the cell is already running (a "
+                    "run started from the dashboard, whose id is in details.run_id); 503 execution_failed when it "
+                    "cannot (node or esbuild missing).",
         request=NoBodySerializer,
-        responses={200: s.CellSerializer, **error_responses(400, 401, 403, 404, 503)},
+        responses={200: s.CellSerializer, **error_responses(400, 401, 403, 404, 409, 503)},
     )
     def post(self, request, notebook_id: str, cell_id: str):
         validated(NoBodySerializer, request.data)
-        cell = notebooks.cell_run(actor=request.user, notebook_id=notebook_id, cell_id=cell_id)
+        cell = cell_runs.cell_run(actor=request.user, notebook_id=notebook_id, cell_id=cell_id)
         return Response(s.CellSerializer(cell).data)
 
 

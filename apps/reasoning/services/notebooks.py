@@ -1,8 +1,9 @@
 """Thoughtbox's notebooks: literate documents of markdown and code cells, whose code runs with node in the
 notebook's own directory (apps/reasoning/sandbox.py has the limits and what each one really enforces).
 
-All ten operations of the seed's ``notebook`` tool land here: create, list, load, add_cell, update_cell,
-run_cell, install_deps, list_cells, get_cell, export; plus soft delete and restore. Reads live here too
+All ten operations of the seed's ``notebook`` tool land here but run_cell (services/cell_runs.py, where a run
+has an id and may run in the background): create, list, load, add_cell, update_cell, install_deps, list_cells,
+get_cell, export; plus soft delete and restore. Reads live here too
 (notebook_get, notebook_list, cell_get, cell_list): a notebook is its owner's alone, so every read and
 write filters on ``owner=actor``, and a foreign or malformed id is simply not found.
 
@@ -16,10 +17,7 @@ cell_id, cell_type, filename, ...); each edge renames them to what its caller se
   cell is written to that file before a run and cells import each other by it.
 - Changing a cell's content or file name clears its last run (the output no longer matches the code).
 - Running and installing execute code, so both refuse with ``execution_disabled`` unless the server
-  enables ``ENGRAM_NOTEBOOK_EXECUTION``. A run takes up to the time limit, so it never holds a transaction:
-  the cell is saved as running, the run happens, then the result is saved. A cell whose code throws is a
-  run like any other (status failed, with its stderr); ``execution_failed`` means the server could not
-  run it at all.
+  enables ``ENGRAM_NOTEBOOK_EXECUTION``.
 - install_deps with no packages installs what the notebook lists (after a load).
 - export / load: the .src.md format (apps/reasoning/srcmd.py), in ``ENGRAM_NOTEBOOK_DIR/exports/<user pk>/``;
   a path is a relative name in that folder, never a server path.
@@ -117,7 +115,8 @@ def cell_list(*, actor: User, notebook_id) -> list[Cell]:
     return cells_of(notebook_get(actor=actor, notebook_id=notebook_id))
 
 
-def _cell_in(notebook: Notebook, cell_id) -> Cell:
+def cell_in(notebook: Notebook, cell_id) -> Cell:
+    """A cell of a notebook the caller already read (with notebook_get)."""
     pk = parse_uuid(cell_id, field="cell_id", label="Cell", code="cell_not_found")
     cell = notebook.cells.filter(pk=pk).first()
     if cell is None:
@@ -127,7 +126,7 @@ def _cell_in(notebook: Notebook, cell_id) -> Cell:
 
 
 def cell_get(*, actor: User, notebook_id, cell_id) -> Cell:
-    return _cell_in(notebook_get(actor=actor, notebook_id=notebook_id), cell_id)
+    return cell_in(notebook_get(actor=actor, notebook_id=notebook_id), cell_id)
 
 
 def notebook_directory(notebook: Notebook) -> Path:
@@ -213,7 +212,7 @@ def _split_spec(spec: str) -> tuple[str, str | None]:
     return match.group("name"), match.group("version")
 
 
-def _require_execution() -> None:
+def require_execution() -> None:
     if not settings.ENGRAM_NOTEBOOK_EXECUTION:
         raise PermissionDenied(
             "Code execution is off on this server, so notebook cells cannot run and npm packages cannot be "
@@ -275,7 +274,7 @@ def cell_update(*, actor: User, notebook_id, cell_id, content=None, filename=Non
         raise InvalidInput("Nothing to update: give content, filename or both.", field="content")
     with transaction.atomic():
         notebook = _notebook_locked(actor=actor, notebook_id=notebook_id)
-        cell = _cell_in(notebook, cell_id)
+        cell = cell_in(notebook, cell_id)
         if content is not None:
             cell.content = _clean_content(content)
         if filename is not None:
@@ -288,33 +287,8 @@ def cell_update(*, actor: User, notebook_id, cell_id, content=None, filename=Non
     return cell
 
 
-def cell_run(*, actor: User, notebook_id, cell_id) -> Cell:
-    _require_execution()
-    notebook = notebook_get(actor=actor, notebook_id=notebook_id)
-    cell = _cell_in(notebook, cell_id)
-    if cell.cell_type != Cell.CellType.CODE:
-        raise InvalidInput(f"Cell {cell.pk} is a markdown cell; only code cells run.", field="cell_id")
-    sources = dict(notebook.cells.filter(cell_type=Cell.CellType.CODE).values_list("filename", "content"))
-    Cell.objects.filter(pk=cell.pk).update(status=Cell.Status.RUNNING, updated_at=timezone.now())
-    try:
-        result = sandbox.run_cell(directory=notebook_directory(notebook), filename=cell.filename, sources=sources,
-                                  notebook_key=notebook.pk.int)
-    except (DomainError, OSError) as exc:
-        message = exc.message if isinstance(exc, DomainError) else f"The notebook directory could not be used: {exc}"
-        Cell.objects.filter(pk=cell.pk).update(status=Cell.Status.FAILED, stdout="", stderr=message, exit_code=None,
-                                               executed_at=timezone.now(), updated_at=timezone.now())
-        if isinstance(exc, DomainError):
-            raise
-        raise Unavailable(message, code="execution_failed") from exc
-    cell.status = Cell.Status.COMPLETED if result.succeeded else Cell.Status.FAILED
-    cell.stdout, cell.stderr, cell.exit_code = result.stdout, result.stderr, result.exit_code
-    cell.duration_ms, cell.executed_at = result.duration_ms, timezone.now()
-    cell.save(update_fields=["status", "stdout", "stderr", "exit_code", "duration_ms", "executed_at", "updated_at"])
-    return cell
-
-
 def notebook_install_deps(*, actor: User, notebook_id, dependencies: list[str]) -> InstallResult:
-    _require_execution()
+    require_execution()
     specs = _clean_dependencies(dependencies)
     notebook = notebook_get(actor=actor, notebook_id=notebook_id)
     if not specs:

@@ -21,7 +21,7 @@ from apps.mcp.schema import SeedModel, given
 from apps.mcp.server import client_key
 from apps.reasoning import content, mental_models
 from apps.reasoning.models import Cell, Notebook
-from apps.reasoning.services import notebooks, thoughts
+from apps.reasoning.services import cell_runs, notebooks, thoughts
 
 COOKBOOK_URI = "thoughtbox://patterns-cookbook"
 EMBEDDED = ThoughtboxEnvelope.EMBEDDED_RESOURCES
@@ -174,7 +174,7 @@ async def notebook_update_cell(actor: User, args: UpdateCellArgs) -> dict[str, A
 
 
 async def notebook_run_cell(actor: User, args: CellArgs) -> dict[str, Any]:
-    cell = await run_sync(notebooks.cell_run)(
+    cell = await run_sync(cell_runs.cell_run)(
         actor=actor, notebook_id=args.notebook_id, cell_id=args.cell_id)
     return {**_cell_result(cell), "outputs": cell_outputs(cell)}
 
