@@ -283,6 +283,10 @@ def gardener(request):
     })
 
 
+STOP_REASONS = {"query": "a query of yours came in", "dream": "a dream of yours started",
+                "lease": "another cycle of yours was running"}
+
+
 @login_required
 @require_POST
 def gardener_run_view(request):
@@ -292,8 +296,13 @@ def gardener_run_view(request):
         messages.error(request, f"No cycle ran: {error.message}")
     else:
         changed = sum(report.counters.get(name, 0) for name, _, _ in CYCLE_CHANGES)
-        messages.success(request, f"The cycle {report.status}: {changed} change{'s' * (changed != 1)}."
-                         if report.status == "completed" else f"The cycle stopped ({report.stop_reason}).")
+        counted = f"{changed} change{'s' * (changed != 1)}"
+        if report.status == "completed":
+            messages.success(request, f"The cycle completed: {counted}.")
+        else:  # stopped early: not a failure, and not a success either
+            why = STOP_REASONS.get(report.stop_reason, report.stop_reason)
+            messages.warning(request, f"The cycle stopped before it finished ({why}) after {counted}; what it did is "
+                                      "kept and can be undone.")
     return redirect("dashboard:cognition-gardener")
 
 

@@ -167,3 +167,16 @@ def test_the_tick_task_starts_the_cycle_of_an_idle_user(user, other_user):
     state = ActivityState.objects.get(owner=user)
     assert (state.last_cycle["status"], state.last_cycle["trigger"]) == ("completed", "auto")
     assert ActivityState.objects.get(owner=other_user).activity == pytest.approx(0.63)  # bob's EWMA decays
+
+
+def test_a_cycle_stopped_early_is_a_warning_not_a_success(alice, user, monkeypatch):
+    from apps.cognition import views
+    from apps.cognition.services.gardener.cycle import CycleReport
+
+    stopped = CycleReport(status="interrupted", trigger="manual", started_at="", finished_at="", stop_reason="query",
+                          counters={"edges_pruned": 2}, steps_done=["prune"], reversal_hash=None, notes=[],
+                          dedupe_since=None)
+    monkeypatch.setattr(views, "gardener_run", lambda **_: stopped)
+    body = alice.post(reverse("dashboard:cognition-gardener-run"), follow=True).content.decode()
+    assert 'message-warning">The cycle stopped before it finished (a query of yours came in) after 2 changes' in body
+    assert "message-success" not in body
