@@ -99,6 +99,12 @@ def _pages(request, *, offset: int, limit: int, total: int, shown: int) -> dict:
 
 @login_required
 def memory_browse(request):
+    empty = [name for name, values in request.GET.lists() if not any(values)]
+    if empty:  # the filter form sends every field: the URL to share and page keeps the ones in use
+        query = request.GET.copy()
+        for name in empty:
+            del query[name]
+        return redirect(f"{request.path}?{query.urlencode()}" if query else request.path)
     cubes = list(cube_list_with_stats(actor=request.user))
     cube_id = request.GET.get("cube") or None
     if cube_id and cube_id not in {cube.pk for cube in cubes}:
