@@ -4,6 +4,8 @@ the services' curator mode: staff with the 'change memory' permission curate eve
 rendered: they are in MemoryVector, which has no admin."""
 from django.contrib import admin, messages
 from django.shortcuts import redirect
+from django.template.defaultfilters import truncatechars
+from django.utils.html import format_html
 
 from apps.core.admin import run_for_each
 from apps.core.exceptions import DomainError
@@ -11,6 +13,9 @@ from apps.memories.models import Memory, MemoryLink
 from apps.memories.services import memory_boost, memory_delete, memory_reembed, memory_restore
 
 CONTENT_PREVIEW_CHARS = 80
+# A cube's name in the list and the filter sidebar: longer ones are cut (the whole name in the title), so one long
+# name cannot stretch the sidebar over the list.
+CUBE_NAME_CHARS = 28
 MEMORY_FIELDS = (
     "content", "cube", "owner", "kind", "primary_sector", "importance", "salience", "strength", "decay_rate",
     "access_count", "last_accessed_at", "decayed_at", "session_id", "agent_id", "keywords", "tags", "category",
@@ -31,6 +36,12 @@ class DeletedFilter(admin.SimpleListFilter):
         if self.value() == "deleted":
             return queryset.filter(deleted_at__isnull=False)
         return queryset
+
+
+class CubeFilter(admin.RelatedFieldListFilter):
+    """The cube filter with each name cut to CUBE_NAME_CHARS, the whole name in its title."""
+
+    template = "admin/memories/truncated_filter.html"
 
 
 class OutgoingLinkInline(admin.TabularInline):
@@ -55,9 +66,9 @@ class OutgoingLinkInline(admin.TabularInline):
 
 @admin.register(Memory)
 class MemoryAdmin(admin.ModelAdmin):
-    list_display = ("content_preview", "cube", "owner", "primary_sector", "importance", "salience", "strength",
-                    "is_deleted")
-    list_filter = ("primary_sector", DeletedFilter, "cube", "owner")
+    list_display = ("content_preview", "cube_name", "owner", "kind", "primary_sector", "state", "importance", "strength",
+                    "created_at", "last_accessed_at")
+    list_filter = ("kind", "primary_sector", DeletedFilter, ("cube", CubeFilter), "owner")
     list_select_related = ("cube", "owner")
     search_fields = ("content",)
     date_hierarchy = "created_at"
@@ -70,9 +81,13 @@ class MemoryAdmin(admin.ModelAdmin):
     def content_preview(self, memory):
         return memory.content if len(memory.content) <= CONTENT_PREVIEW_CHARS else memory.content[:CONTENT_PREVIEW_CHARS] + "…"
 
-    @admin.display(description="deleted", boolean=True, ordering="deleted_at")
-    def is_deleted(self, memory):
-        return memory.is_deleted
+    @admin.display(description="cube", ordering="cube__name")
+    def cube_name(self, memory):
+        return format_html('<span title="{}">{}</span>', memory.cube.name, truncatechars(memory.cube.name, CUBE_NAME_CHARS))
+
+    @admin.display(description="state", ordering="deleted_at")
+    def state(self, memory):
+        return "deleted" if memory.is_deleted else "live"
 
     def get_queryset(self, request):
         # The generated tsvector can be larger than the content and nothing here shows it.

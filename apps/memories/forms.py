@@ -10,7 +10,9 @@ from django.utils import timezone
 
 from apps.core.forms import LabelListField, ServiceCheckedTextField, unit_interval_field
 from apps.core.limits import OFFSET
-from apps.memories.models import Sector
+from apps.memories.models import Memory, Sector
+from apps.memories.selectors import BROWSE_SORTS, MemoryBrowse
+from apps.memories.services.bulk import MAX_BULK_MEMORIES
 
 SEARCH_PAGE_SIZES = [(10, "10"), (20, "20"), (50, "50"), (100, "100")]
 
@@ -44,6 +46,14 @@ class MemoryStoreForm(MemoryFields):
             "importance": data["importance"], "tags": data["tags"], "keywords": data["keywords"] or None,
             "category": data["category"], "context": data["context"],
         }
+
+
+class DuplicateChoiceForm(forms.Form):
+    """The answer to the store page's duplicate warning, sent with the store form: store anyway, or merge with
+    one of the memories it repeats."""
+
+    on_duplicate = forms.ChoiceField(required=False, choices=[("", "Ask"), ("store", "Store anyway")])
+    merge_with = forms.UUIDField(required=False)
 
 
 class MemoryEditForm(MemoryFields):
@@ -98,6 +108,106 @@ class SearchForm(forms.Form):
             "date_start": _day_start(data["date_from"]), "date_end": _day_end(data["date_to"]),
             "tags": data["tags"], "category": data["category"] or None,
         }
+
+
+class MemoryListForm(forms.Form):
+    """The memories list's filters and order, from the URL (so a filtered list can be shared and paged)."""
+
+    q = ServiceCheckedTextField(label="Text", widget=forms.TextInput(
+        attrs={"type": "search", "placeholder": "Words in the memory"}))
+    sector = forms.ChoiceField(label="Sector", required=False)
+    kind = forms.ChoiceField(label="Kind", required=False)
+    tag = LabelListField(label="Tags", help_text="")
+    cube = forms.ChoiceField(label="Cube", required=False)
+    date_from = forms.DateField(label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    deleted = forms.BooleanField(label="Deleted only", required=False)
+    sort = forms.ChoiceField(label="Sort", required=False, choices=[(key, label) for key, (label, _) in BROWSE_SORTS.items()])
+
+    service_fields = {"text": "q", "primary_sector": "sector", "tags": "tag", "cube_id": "cube",
+                      "created_after": "date_from", "created_before": "date_to"}
+
+    def __init__(self, *args, cubes, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.cubes = cubes
+        self.set_counts(None)
+
+    def set_counts(self, counts) -> None:
+        """Choices with how many memories each would show (memory_browse_counts), or plain ones without counts."""
+        def label(text, count) -> str:
+            return text if counts is None else f"{text} ({count})"
+
+        self.fields["sector"].choices = [("", "Any sector"), *(
+            (value, label(text, counts and counts.sectors.get(value, 0))) for value, text in Sector.choices)]
+        self.fields["kind"].choices = [("", "Any kind"), *(
+            (value, label(text, counts and counts.kinds.get(value, 0))) for value, text in Memory.Kind.choices
+            if counts is None or counts.kinds.get(value) or value == self.data.get("kind"))]
+        self.fields["cube"].choices = [("", "All cubes"), *(
+            (cube.pk, label(cube.name, counts and counts.cubes.get(cube.pk, 0))) for cube in self.cubes)]
+
+    def browse(self) -> MemoryBrowse:
+        data = self.cleaned_data
+        return MemoryBrowse(text=data["q"].strip(), cube_id=data["cube"] or None, primary_sector=data["sector"] or None,
+                            kind=data["kind"] or None, tags=tuple(data["tag"]), created_after=_day_start(data["date_from"]),
+                            created_before=_day_end(data["date_to"]), deleted=data["deleted"],
+                            sort=data["sort"] or "newest")
+
+    @property
+    def filtered(self) -> bool:
+        return any(self.cleaned_data.get(name) for name in ("q", "sector", "kind", "tag", "cube", "date_from", "date_to"))
+
+
+class MemoryIdsField(forms.Field):
+    """The ids of the memories ticked on the list (the service checks each)."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value) -> list[str]:
+        return [str(item) for item in value or []]
+
+    def validate(self, value) -> None:
+        if not value:
+            raise forms.ValidationError("Select at least one memory.", code="required")
+        if len(value) > MAX_BULK_MEMORIES:
+            raise forms.ValidationError(f"Select at most {MAX_BULK_MEMORIES} memories at once.", code="max")
+
+
+BULK_ACTIONS = [("delete", "Delete"), ("restore", "Restore"), ("move", "Move to cube"), ("tag", "Add tag"),
+                ("untag", "Remove tag")]
+
+
+class MemoryBulkForm(forms.Form):
+    """A bulk action on the memories ticked on the list. ``cube`` offers only the cubes the user may write."""
+
+    memory_ids = MemoryIdsField(label="Memories")
+    action = forms.ChoiceField(label="Action", choices=BULK_ACTIONS)
+    # Offers the cubes the user may write; the service refuses any other (a read-only cube, another's).
+    cube = forms.CharField(label="Cube", required=False, widget=forms.Select(attrs={"id": "bulk-cube"}))
+    tag = ServiceCheckedTextField(label="Tag")
+    next = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    service_fields = {"cube_id": "cube", "add": "tag", "remove": "tag"}
+
+    def __init__(self, *args, writable_cubes, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["cube"].widget.choices = [("", "Choose a cube"), *((cube.pk, cube.name) for cube in writable_cubes)]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("action") == "move" and not data.get("cube") and not self.data.getlist("origins"):
+            self.add_error("cube", "Choose the cube to move the memories to.")
+        if data.get("action") in {"tag", "untag"} and not data.get("tag"):
+            self.add_error("tag", "Type the tag to add or remove.")
+        return data
+
+    def origins(self) -> dict[str, list[str]]:
+        """A move's undo puts each memory back into its own cube, sent as "origins" items "<memory id>:<cube id>":
+        the memory ids to put back into each cube."""
+        back: dict[str, list[str]] = {}
+        for item in self.data.getlist("origins"):
+            memory_id, _, cube_id = item.partition(":")
+            back.setdefault(cube_id, []).append(memory_id)
+        return back
 
 
 def _day_start(day):

@@ -6,6 +6,7 @@ from apps.memories import views
 urlpatterns = [
     path("search/", views.search, name="search"),
     path("memories/", views.memory_browse, name="memory-list"),
+    path("memories/bulk/", views.memory_bulk, name="memory-bulk"),
     path("memories/new/", views.memory_create, name="memory-create"),
     path("memories/<uuid:memory_id>/", views.memory_detail, name="memory-detail"),
     path("memories/<uuid:memory_id>/edit/", views.memory_edit, name="memory-edit"),

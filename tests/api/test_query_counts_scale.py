@@ -54,7 +54,7 @@ def shown(marker: str):
 def test_memory_list_page(alice, user, django_assert_max_num_queries):
     store_batch(user, 0, 1)
     flat(lambda: alice.get("/memories/"), lambda start, count: store_batch(user, start, count),
-         _uuid_links("/memories/"), django_assert_max_num_queries, shown_at_fifty=25)
+         _uuid_links("/memories/"), django_assert_max_num_queries)
 
 
 def test_home_page(alice, user, django_assert_max_num_queries):

@@ -3,6 +3,9 @@ from functools import wraps
 
 from apps.memories import queries
 from apps.memories.services import retrieval
+from apps.memories.services.bulk import (  # noqa: F401
+    MoveResult, memory_delete_many, memory_move_many, memory_restore_many, memory_tag_many,
+)
 from apps.memories.services.lifecycle import (  # noqa: F401
     memory_boost, memory_decay, memory_delete, memory_purge, memory_reembed, memory_reinforce, memory_restore,
     memory_update,
