@@ -37,6 +37,11 @@ Figures:
   and two hops), by node id (the walk alone) and by the nodes' words (resolution by retrieval + the walk).
 - recall: test_recall_accuracy (full_suite, 100 needles, seed 20) at haystack 1,000 (and 10,000 with --recall-10k),
   run inline through recall_test_start in a user of its own; its hidden cube is deleted after.
+- gardener: the gardener refuses graphs over MAX_NODES (1000) live nodes, so the corpus user's graph is never
+  gardened; measured instead, beside the corpus: a user of its own with MAX_NODES corpus memories stored through
+  memory_store_many, GARDEN_WEAK weak links idle two days, and importance spread out (so prune, dedupe and scaling
+  all have work), then one gardener_run (wall time, per-step counters) and its undo; and the beat's activity_tick
+  over GARDEN_USERS users' activity (idle, so each is judged: one due, the rest within their 5 minutes).
 """
 from __future__ import annotations
 
@@ -60,7 +65,7 @@ from bench.corpus import CORPUS_USER, LOCOMO, copy_database, locomo_pieces  # no
 from bench.perf import print_table, questions, timed  # noqa: E402
 
 CORPORA = {"10k": "engram_bench_10k", "100k": "engram_bench_100k"}
-SECTIONS = ("cycle", "wake", "causal", "recall")
+SECTIONS = ("cycle", "wake", "causal", "recall", "gardener")
 LINKED = 1000  # bench/corpus.py stores the first 1000 memories through the service: real vectors, links
 DUPLICATES, PARAPHRASES = 120, 80
 CAUSES, CHAINED = 240, 120
@@ -469,6 +474,75 @@ def recall(haystacks: list[int]) -> dict:
     return figures
 
 
+# --- gardener ------------------------------------------------------------------------------------------------------
+
+GARDEN_USER = "bench-gardener"
+GARDEN_WEAK = 300
+GARDEN_USERS = 1000
+
+
+def gardener(corpus_user, *, seed: int) -> dict:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.accounts.models import User
+    from apps.cognition.models import ActivityState
+    from apps.cognition.services.gardener.activity import activity_tick
+    from apps.cognition.services.gardener.cycle import gardener_run
+    from apps.cognition.services.gardener.limits import MAX_NODES
+    from apps.cognition.services.undo import undo_apply
+    from apps.memories.models import Memory, MemoryLink
+    from apps.memories.services import memory_store_many
+
+    rng = random.Random(seed)
+    user = bench_user(GARDEN_USER)
+    live = Memory.objects.filter(owner=user, deleted_at__isnull=True)
+    missing = MAX_NODES - live.count()
+    if missing > 0:  # once per database: the corpus user's first memories, stored again through the service
+        texts = list(Memory.objects.filter(owner=corpus_user).order_by("created_at")
+                     .values_list("content", flat=True)[:missing])
+        for start in range(0, len(texts), 200):
+            memory_store_many(actor=user, items=[{"content": text} for text in texts[start:start + 200]])
+    ids = list(live.values_list("pk", flat=True))
+    MemoryLink.objects.filter(source__owner=user, origin=MemoryLink.Origin.MANUAL).delete()
+    pairs = {tuple(rng.sample(ids, 2)) for _ in range(GARDEN_WEAK)}
+    long_ago = timezone.now() - timedelta(days=2)
+    MemoryLink.objects.bulk_create([MemoryLink(source_id=a, target_id=b, weight=0.05, origin=MemoryLink.Origin.MANUAL)
+                                    for a, b in pairs], ignore_conflicts=True)
+    # Made two days ago (created_at is set on insert): idle long enough for the prune.
+    MemoryLink.objects.filter(source__owner=user, origin=MemoryLink.Origin.MANUAL).update(created_at=long_ago)
+    for memory_id in ids:  # a spread of importance the scaling step pulls back toward 0.5
+        Memory.objects.filter(pk=memory_id).update(importance=rng.choice((0.02, 0.98)))
+    started = time.perf_counter()
+    report = gardener_run(actor=user)
+    wall = time.perf_counter() - started
+    undo_seconds = None
+    if report.reversal_hash:
+        started = time.perf_counter()
+        undo_apply(actor=user, reversal_hash=report.reversal_hash, preview=False)
+        undo_seconds = round(time.perf_counter() - started, 2)
+    figures = {"gardener cycle, 1000 nodes": {
+        "status": report.status, "stop_reason": report.stop_reason, "wall time s": round(wall, 2),
+        "counters": report.counters, "steps": report.steps_done, "undo s": undo_seconds,
+        "load average": load_average()}}
+    # The tick: one statement of reads for every user's state, whatever their number.
+    others = [User(username=f"bench-idle-{index}", email=f"idle-{index}@bench.invalid") for index in range(GARDEN_USERS)]
+    User.objects.bulk_create(others, ignore_conflicts=True)
+    idle = User.objects.filter(username__startswith="bench-idle-")
+    now = timezone.now()
+    ActivityState.objects.bulk_create(
+        [ActivityState(owner=other, activity=0.0, low_since=now - timedelta(minutes=3), last_cycle_at=now)
+         for other in idle], ignore_conflicts=True)
+    ticks = []
+    for round_ in range(5):
+        started = time.perf_counter()
+        activity_tick(now=now + timedelta(seconds=30 * (round_ + 1)))
+        ticks.append((time.perf_counter() - started) * 1000)
+    figures[f"activity_tick, {idle.count()} idle users"] = {**percentiles(ticks), "load average": load_average()}
+    return figures
+
+
 # --- the run -------------------------------------------------------------------------------------------------------
 
 def profiled(call, top: int):
@@ -499,13 +573,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--profile", action="store_true", help="print cProfile's top costs of the sections")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--run-db", help="the measuring copy's name (default engram_bench_dream_<corpus>): two runs "
+                                         "at once need two")
     parser.add_argument("--prepare", help=argparse.SUPPRESS)  # the child that prepares the base database
     args = parser.parse_args()
     if args.prepare:
         setup_django(args.prepare)
         prepare(args.seed)
         return
-    base, database = f"engram_bench_dream_{args.corpus}_base", f"engram_bench_dream_{args.corpus}"
+    base = f"engram_bench_dream_{args.corpus}_base"
+    database = args.run_db or f"engram_bench_dream_{args.corpus}"
     copy_database(CORPORA[args.corpus], base)
     subprocess.run([sys.executable, __file__, "--prepare", base, "--seed", str(args.seed)], check=True, cwd=REPO)
     fresh_copy(base, database)
@@ -523,7 +600,8 @@ def main() -> None:
                                             minutes=args.cycle_minutes),
                 "wake": lambda: wake(user, clock, texts, samples=args.wake_samples, seed=args.seed),
                 "causal": lambda: causal(user, count=args.pairs, seed=args.seed),
-                "recall": lambda: recall([1000, 10000] if args.recall_10k else [1000])}
+                "recall": lambda: recall([1000, 10000] if args.recall_10k else [1000]),
+                "gardener": lambda: gardener(user, seed=args.seed)}
 
     def measure() -> None:
         for section in SECTIONS:
