@@ -1,9 +1,11 @@
 """What every benchmark shares: a database of its own, a bench user, timing figures, the machine."""
 from __future__ import annotations
 
+import cProfile
 import json
 import os
 import platform
+import pstats
 import statistics
 import sys
 from pathlib import Path
@@ -92,3 +94,13 @@ def write_json(path, figures) -> None:
     if path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(figures, indent=2))
+
+
+def profiled(call, top: int):
+    """Run ``call`` under cProfile and print its largest costs, by own time and by cumulative time."""
+    profile = cProfile.Profile()
+    result = profile.runcall(call)
+    for order in ("tottime", "cumulative"):
+        print(f"\n--- cProfile, by {order}")
+        pstats.Stats(profile).strip_dirs().sort_stats(order).print_stats(top)
+    return result

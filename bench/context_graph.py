@@ -25,8 +25,6 @@ JSON-RPC tools/call per call to /mcp/context-graph/ with a Bearer token, as an M
 from __future__ import annotations
 
 import argparse
-import cProfile
-import pstats
 import random
 import sys
 import time
@@ -34,7 +32,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import bench_user, load_average, machine, percentiles, setup_django, write_json  # noqa: E402
+from bench.common import (  # noqa: E402
+    bench_user, load_average, machine, percentiles, profiled, setup_django, write_json,
+)
 from bench.corpus import CORPUS_USER, LOCOMO, copy_database, locomo_pieces, memory_item  # noqa: E402
 from bench.perf import print_table, questions, rest_server, timed  # noqa: E402
 
@@ -260,16 +260,6 @@ def mcp_figures(database: str, user, texts: list[str], sections: set[str], *, st
 
 
 # --- the run ---------------------------------------------------------------------------------------------------------
-
-def profiled(call, top: int):
-    """Run ``call`` under cProfile and print its largest costs, by own time and by cumulative time."""
-    profile = cProfile.Profile()
-    result = profile.runcall(call)
-    for order in ("tottime", "cumulative"):
-        print(f"\n--- cProfile, by {order}")
-        pstats.Stats(profile).strip_dirs().sort_stats(order).print_stats(top)
-    return result
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -46,8 +46,6 @@ Figures:
 from __future__ import annotations
 
 import argparse
-import cProfile
-import pstats
 import random
 import resource
 import subprocess
@@ -60,7 +58,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import REPO, bench_user, load_average, machine, percentiles, setup_django, write_json  # noqa: E402
+from bench.common import (  # noqa: E402
+    REPO, bench_user, load_average, machine, percentiles, profiled, setup_django, write_json,
+)
 from bench.corpus import CORPUS_USER, LOCOMO, copy_database, locomo_pieces  # noqa: E402
 from bench.perf import print_table, questions, timed  # noqa: E402
 
@@ -544,15 +544,6 @@ def gardener(corpus_user, *, seed: int) -> dict:
 
 
 # --- the run -------------------------------------------------------------------------------------------------------
-
-def profiled(call, top: int):
-    profile = cProfile.Profile()
-    result = profile.runcall(call)
-    for order in ("tottime", "cumulative"):
-        print(f"\n--- cProfile, by {order}")
-        pstats.Stats(profile).strip_dirs().sort_stats(order).print_stats(top)
-    return result
-
 
 def show(figures: dict) -> None:
     print_table({name: value for name, value in figures.items() if not isinstance(value, dict) or "p95" in value})
