@@ -92,11 +92,19 @@ def bob(other_user, client_for):
 
 
 @pytest.fixture
-def shoot(tmp_path):
-    """shoot(page, name): check a browser page's layout and screenshot it at desktop and phone widths, into
-    ENGRAM_SCREENSHOTS_DIR (docs/screenshots to refresh the docs' pictures) or a temporary folder."""
+def shots(tmp_path) -> Path:
+    """Where browser tests put screenshots: ENGRAM_SCREENSHOTS_DIR (docs/screenshots to refresh the docs' pictures)
+    or a temporary folder."""
     folder = Path(os.environ.get("ENGRAM_SCREENSHOTS_DIR") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def shoot(shots):
+    """shoot(page, name): check a browser page's layout and screenshot it at desktop and phone widths, into
+    ``shots``."""
+    folder = shots
 
     def take(page, name: str) -> None:
         for viewport, suffix in ((DESKTOP, ""), (PHONE, "-phone")):

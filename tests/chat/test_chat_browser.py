@@ -4,7 +4,6 @@ a question about them cites each memory once; how answers are made is said once 
 configured (the fake OpenAI-compatible server) the answer shows as it is written, is stored once complete, and a
 stream that breaks is shown as a failure and stored nowhere. Checked at 1440x900 and 390x844. To refresh the
 screenshots in the docs: ENGRAM_SCREENSHOTS_DIR=docs/screenshots make test PYTEST_ARGS=tests/chat/test_chat_browser.py"""
-import os
 import re
 import threading
 from pathlib import Path
@@ -43,13 +42,6 @@ def live_url(django_db_setup):
 @pytest.fixture
 def garden(user, store):
     return [store(user, content) for content in GARDEN]
-
-
-@pytest.fixture
-def shots(tmp_path):
-    folder = Path(os.environ.get("ENGRAM_SCREENSHOTS_DIR") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.fixture

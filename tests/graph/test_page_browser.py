@@ -4,7 +4,6 @@ reload, opens a node's panel, curates (boost, delete, restore, link, unlink) and
 socket drops. To refresh the screenshots in the docs:
 ENGRAM_SCREENSHOTS_DIR=docs/screenshots make test PYTEST_ARGS=tests/graph/test_page_browser.py"""
 import base64
-import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -49,13 +48,6 @@ def seeded(user, store):
               primary_sector="procedural", **common),
         store(user, "Water the tomatoes in the south bed in the evening, never at noon.", **common),
     ]
-
-
-@pytest.fixture
-def shots(tmp_path):
-    folder = Path(os.environ.get("ENGRAM_SCREENSHOTS_DIR") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.fixture
