@@ -1,13 +1,18 @@
 """The dashboard on a phone and from the keyboard (issue 21, items 8 and 9), in a real browser (Debian's
 chromium through Playwright) against the whole ASGI stack on uvicorn, websockets included (the graph page
 needs them): the folding main menu, the Cognition tabs as one sideways strip, the graph's panel as a bottom
-sheet within the viewport."""
+sheet within the viewport; the command palette (Ctrl-K), "/" and "?", the focus ring on buttons, the memory
+page's title."""
+import re
+
 import pytest
 from django.conf import settings
+from django.urls import reverse
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
 from playwright.sync_api import expect, sync_playwright
 
+from apps.projects.services.projects import project_create
 from config.asgi import application
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, assert_no_sideways_scroll, log_in
 from tests.mcp.support import serving
@@ -164,4 +169,121 @@ def test_the_graph_panel_is_a_bottom_sheet_within_a_phones_viewport(live_url, us
     assert_no_sideways_scroll(page, "graph with the panel open")
     close.click()
     expect(panel).to_be_hidden()
+    assert errors == []
+
+
+def contrast(first: str, second: str) -> float:
+    """WCAG contrast ratio of two CSS rgb()/rgba() colours (alpha ignored: the ring is opaque)."""
+    def luminance(colour):
+        channels = [int(value) / 255 for value in re.findall(r"[\d.]+", colour)[:3]]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_ctrl_k_opens_the_palette_and_the_words_of_a_memory_open_it(live_url, user, seeded, browser):
+    errors = []
+    project = project_create(actor=user, name="Raised bed rebuild")
+    page = open_page(browser, DESKTOP, errors)
+    log_in(page, f"{live_url}/login/?next=/")
+    expect(page.get_by_role("heading", name="Hello, alice")).to_be_visible()
+    browse = page.get_by_role("link", name="Browse all")
+    browse.focus()
+
+    page.keyboard.press("Control+k")
+    palette = page.get_by_role("dialog", name="Command palette")
+    expect(palette).to_be_visible()
+    expect(palette).to_have_attribute("aria-modal", "true")
+    combobox = palette.get_by_role("combobox")
+    expect(combobox).to_be_focused()
+    options = palette.get_by_role("option")
+    expect(options.first).to_have_text("HomePage")  # every page before anything is typed
+    for _ in range(4):  # focus stays inside the dialog
+        page.keyboard.press("Tab")
+        assert palette.evaluate("(dialog) => dialog.contains(document.activeElement)")
+    page.keyboard.press("Escape")
+    expect(palette).to_be_hidden()
+    expect(browse).to_be_focused()  # back where it was
+
+    # Arrow keys choose, Enter opens: a Cognition page by its name.
+    page.keyboard.press("Control+k")
+    combobox.fill("neuromod")
+    expect(options.first).to_contain_text("Cognition › Neuromodulation")
+    expect(options.last).to_contain_text("Search for “neuromod”")
+    page.keyboard.press("ArrowDown")
+    expect(options.last).to_have_attribute("aria-selected", "true")
+    page.keyboard.press("ArrowUp")
+    expect(options.first).to_have_attribute("aria-selected", "true")
+    assert combobox.get_attribute("aria-activedescendant") == options.first.get_attribute("id")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(f"{live_url}{reverse('dashboard:cognition-neuromodulation')}")
+
+    # A project by its name, then a memory by its words: typed and Enter at once opens the best match.
+    page.keyboard.press("Control+k")
+    combobox.fill("raised bed rebuild")
+    expect(options.first).to_have_text("Raised bed rebuildProject")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+k")
+    combobox.type("copper tape slugs")
+    page.keyboard.press("Enter")
+    slugs = seeded[1]
+    expect(page).to_have_url(f"{live_url}{reverse('dashboard:memory-detail', args=[slugs.pk])}")
+    # Each memory's page has its own title: the start of its content.
+    assert page.title() == f"{slugs.content[:59]}… · Memory · Engram"
+    assert project.pk
+
+    # "Search for ..." runs the dashboard's search.
+    page.keyboard.press("Control+k")
+    combobox.fill("evening watering")
+    expect(options.first).to_contain_text("water them every other evening")
+    page.keyboard.press("ArrowUp")  # from the first suggestion up to the last: the search
+    expect(options.last).to_have_attribute("aria-selected", "true")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(f"{live_url}/search/?q=evening+watering")
+    expect(page.locator(".result").first).to_contain_text("water them every other evening")
+    assert errors == []
+
+
+def test_slash_question_mark_the_shortcuts_help_and_the_focus_ring(live_url, user, seeded, browser):
+    errors = []
+    page = open_page(browser, DESKTOP, errors)
+    log_in(page, f"{live_url}/login/?next=/")
+    expect(page.get_by_role("heading", name="Hello, alice")).to_be_visible()
+
+    page.keyboard.press("/")
+    expect(page.get_by_role("searchbox", name="Search memories")).to_be_focused()
+    page.keyboard.type("?")  # typing in a field types
+    expect(page.get_by_role("searchbox", name="Search memories")).to_have_value("?")
+    page.get_by_role("heading", name="Hello, alice").click()
+
+    page.keyboard.press("?")
+    shortcuts = page.get_by_role("dialog", name="Keyboard shortcuts")
+    expect(shortcuts).to_be_visible()
+    expect(shortcuts).to_contain_text("Open the command palette")
+    page.keyboard.press("Escape")
+    expect(shortcuts).to_be_hidden()
+    page.get_by_role("contentinfo").get_by_role("link", name="Keyboard shortcuts").click()
+    expect(shortcuts).to_be_visible()
+    shortcuts.get_by_role("button", name="Close").click()
+    expect(shortcuts).to_be_hidden()
+    expect(page).to_have_url(f"{live_url}/")
+
+    # The primary button's focus ring: solid, 2 px or more, 3:1 against the page at least.
+    store_button = page.get_by_role("link", name="Store a memory")
+    store_button.focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # focused from the keyboard: :focus-visible
+    expect(store_button).to_be_focused()
+    ring = store_button.evaluate("e => { const s = getComputedStyle(e); "
+                                 "return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert ring[0] == "solid" and ring[1] >= 2, ring
+    assert contrast(ring[2], background) >= 3, (ring, background)
+
+    # On a phone the top bar's search button opens the same palette.
+    page.set_viewport_size(PHONE)
+    page.get_by_role("button", name="Search or jump to…").click()
+    expect(page.get_by_role("dialog", name="Command palette")).to_be_visible()
+    assert_no_sideways_scroll(page, "home with the palette open")
     assert errors == []
