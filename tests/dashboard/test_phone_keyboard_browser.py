@@ -283,7 +283,7 @@ def test_slash_question_mark_the_shortcuts_help_and_the_focus_ring(live_url, use
 
     # On a phone the top bar's search button opens the same palette.
     page.set_viewport_size(PHONE)
-    page.get_by_role("button", name="Search or jump to…").click()
+    page.get_by_role("button", name="Jump to…").click()
     expect(page.get_by_role("dialog", name="Command palette")).to_be_visible()
     assert_no_sideways_scroll(page, "home with the palette open")
     assert errors == []
