@@ -132,7 +132,7 @@ def test_the_cognition_tabs_are_one_strip_on_a_phone_and_break_between_groups_on
     log_in(page, f"{live_url}/login/?next=/cognition/benchmarks/")
     tabs = page.get_by_role("navigation", name="Cognition sections")
     links = tabs.get_by_role("link")
-    expect(links).to_have_count(11)
+    expect(links).to_have_count(12)
     tops = {round(box(link)["top"]) for link in links.all()}
     assert len(tops) == 1, f"the tabs take {len(tops)} rows on a phone"
     assert_no_sideways_scroll(page, "cognition benchmarks")
