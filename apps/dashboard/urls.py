@@ -10,6 +10,8 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", views.home, name="home"),
+    path("palette/", views.palette, name="palette"),
+    path("shortcuts/", views.shortcuts, name="shortcuts"),
     path("", include("apps.memories.urls")),
     path("", include("apps.graph.urls")),
     path("", include("apps.accounts.urls")),

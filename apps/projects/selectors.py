@@ -60,11 +60,13 @@ def project_find(*, actor: User, name: str | None = None, repo_path: str | None 
 
 
 def project_list(*, actor: User, status: str | None = None, include_deleted: bool = False,
-                 only_deleted: bool = False) -> QuerySet[Project]:
+                 only_deleted: bool = False, name_contains: str | None = None) -> QuerySet[Project]:
     """Readable projects, newest activity first, each with ``open_issue_count`` (live issues not resolved
-    or won't-fix), in one query."""
+    or won't-fix), in one query; ``name_contains``: only those whose name holds it, in any case."""
     queryset = _only_deleted(projects_readable(actor=actor, include_deleted=include_deleted or only_deleted),
                              only_deleted)
+    if name_contains:
+        queryset = queryset.filter(name__icontains=name_contains)
     if status is not None:
         queryset = queryset.filter(status=clean_choice(status, field="status", choices=Project.Status.values))
     open_issues = Q(issues__deleted_at__isnull=True) & ~Q(issues__status__in=Issue.CLOSED)
