@@ -11,7 +11,9 @@ in its notebook's directory, in a new session (process group), with a minimal en
 notebook directory, NODE_PATH = its node_modules). The limits, and what each really does:
 
 - **Time**: a wall-clock timeout (``ENGRAM_NOTEBOOK_TIMEOUT_SECONDS``, default 30 as in Thoughtbox). On
-  expiry the whole process group is killed (SIGKILL), and so are stray children when the cell exits.
+  expiry the whole process group is killed (SIGKILL), and so are stray children when the cell exits. Should the
+  process running the cell die first (a worker killed mid-run), ``RLIMIT_CPU`` (twice the timeout, plus a few
+  seconds) still ends a busy cell: the kernel kills it.
 - **Memory**: V8's heap limit (``ENGRAM_NOTEBOOK_MEMORY_MB``, default 256) plus ``RLIMIT_DATA`` at twice that,
   which also bounds Buffers and other memory outside the V8 heap. ``RLIMIT_AS`` does not work: V8 reserves
   gigabytes of address space at start, so any useful address-space limit stops node from starting at all.
@@ -48,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import os
 import selectors
 import shutil
@@ -69,6 +72,7 @@ UID_SPAN = 100_000
 TIMEOUT_EXIT_CODE = 124  # what coreutils' timeout(1) returns, so scripts and people recognise it
 READ_CHUNK = 65536
 GRACE_SECONDS = 2.0
+CPU_GRACE_SECONDS = 2
 USER_NAMESPACE = ("unshare", "-rn")
 # A TypeScript cell is bundled as an ES module, where `require` does not exist; CommonJS-style cells use it.
 ESM_REQUIRE_BANNER = "import { createRequire as __engramRequire } from 'node:module'; " \
@@ -335,9 +339,16 @@ def _bundle_typescript(directory: Path, filename: str, *, notebook_key: int,
     return (None, completed) if completed.exit_code != 0 else (target, None)
 
 
+def cpu_seconds(limits: Limits) -> int:
+    """RLIMIT_CPU for a cell: the kernel ends a busy cell by itself even when nothing is left to kill it (a worker
+    SIGKILLed mid-run left endless loops spinning for half an hour). Above the wall timeout, which normally ends the
+    run first: node's threads together may use CPU faster than the clock on several cores."""
+    return math.ceil(2 * limits.timeout_seconds) + CPU_GRACE_SECONDS
+
+
 def _sandbox_command(script: str, *, notebook_key: int, limits: Limits) -> list[str]:
     sandbox = isolation()
-    command = ["prlimit", f"--data={limits.memory_mb * 2 * 1024 * 1024}"]
+    command = ["prlimit", f"--data={limits.memory_mb * 2 * 1024 * 1024}", f"--cpu={cpu_seconds(limits)}"]
     if sandbox.switch_user:
         command.append(f"--nproc={limits.max_processes}")  # applies once setpriv has switched users
     command += ["--", *sandbox.network_command, *_as_notebook_user(notebook_key)]

@@ -235,3 +235,25 @@ def test_a_cell_that_closes_its_output_still_gets_only_the_time_limit(settings):
     result = run("const fs = require('fs'); console.log('closing'); fs.closeSync(1); fs.closeSync(2); while (true) {}")
     assert result.exit_code == sandbox.TIMEOUT_EXIT_CODE
     assert "timed out after 1 s" in result.stderr
+
+
+def test_a_busy_cell_whose_runner_died_is_ended_by_the_kernel(tmp_path):
+    """Nothing waits for or kills this process, as after a worker's SIGKILL: RLIMIT_CPU ends the loop by itself."""
+    import signal
+    import subprocess
+
+    limits = sandbox.Limits(timeout_seconds=0.1, memory_mb=64, output_chars=1000, max_processes=32)
+    key = uuid.uuid4().int
+    directory = django_settings.ENGRAM_NOTEBOOK_DIR / f"nb-{key}"
+    sandbox.prepare_directory(directory, notebook_key=key)
+    sandbox.write_sources(directory, {"spin.js": "for (;;) {}"})
+    command = sandbox._sandbox_command("spin.js", notebook_key=key, limits=limits)
+    assert f"--cpu={sandbox.cpu_seconds(limits)}" in command and sandbox.cpu_seconds(limits) == 3
+    orphan = subprocess.Popen(command, cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        ended = orphan.wait(timeout=120)
+    finally:  # a failing test must not leave the loop spinning
+        if orphan.poll() is None:
+            os.killpg(orphan.pid, signal.SIGKILL)
+    assert ended in (-signal.SIGXCPU, -signal.SIGKILL, 128 + signal.SIGXCPU, 128 + signal.SIGKILL)
