@@ -221,6 +221,10 @@ ENGRAM_EMBEDDING_BATCH_SIZE = env_int("ENGRAM_EMBEDDING_BATCH_SIZE", 16)
 # while they wait; ONNX Runtime with two was slower too); a web server or worker encodes in several
 # processes or threads at once anyway (bench/).
 ENGRAM_EMBEDDING_THREADS = env_int("ENGRAM_EMBEDDING_THREADS", 1)
+# Threads of numpy's BLAS (OpenBLAS) in every Engram process, set at start-up (apps/core/apps.py). One: the
+# matrices Engram multiplies per request are small (50 x 384), and OpenBLAS's second thread spinning against the
+# embedding thread and PostgreSQL on two cores made inject_context 50-60 ms instead of 22 (docs/benchmarks.md).
+ENGRAM_BLAS_THREADS = env_int("ENGRAM_BLAS_THREADS", 1)
 # Threads that embed stores' texts in a process (apps/memories/batching.py), each running the model on one
 # thread: a large call (an import's batch) is cut into one piece per thread, so bulk imports use every core.
 ENGRAM_EMBEDDING_WORKERS = env_int("ENGRAM_EMBEDDING_WORKERS", os.cpu_count() or 1)
