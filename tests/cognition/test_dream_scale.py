@@ -1,0 +1,55 @@
+"""A dream at scale (issue 20's 100k findings), on the real graph (PostgreSQL, pgvector, MiniLM): the undo of a run
+with many merges takes a number of statements that does not grow with its nodes, records each node once and puts
+the graph back exactly."""
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.cognition.models import Event
+from apps.cognition.services.dream import dream_execute, dream_trigger
+from apps.cognition.services.undo import undo_apply
+from tests.cognition.curation_support import everything, nodes
+
+pytestmark = pytest.mark.django_db
+
+# Unrelated facts (cosines well under 0.90 to each other); each is stored twice, the copy in capitals, which MiniLM's
+# uncased vocabulary reads as the same text: cosine 1.0, a merge.
+FACTS = ("The staging cluster runs Kubernetes 1.30 on three nodes.",
+         "Invoices are emailed to customers on the first of each month.",
+         "The office coffee machine descales itself every Sunday night.",
+         "Our mobile app crashes when the camera permission is denied.",
+         "Grandma's lasagna recipe uses nutmeg in the bechamel sauce.",
+         "The quarterly board meeting moved to the Lisbon office.",
+         "Backups of the orders database are kept for ninety days.",
+         "The cat refuses to eat anything but salmon on Fridays.")
+
+
+def duplicated(user, count: int) -> None:
+    nodes(user, *FACTS[:count], *[fact.upper() for fact in FACTS[:count]])
+
+
+def undo_statements(user, merges: int) -> int:
+    run = dream_execute(run_id=dream_trigger(actor=user, phase="nrem").pk)
+    assert run.status == "completed" and run.checkpoint["counters"]["merges"] == merges, run.notes
+    with CaptureQueriesContext(connection) as statements:
+        undo_apply(actor=user, reversal_hash=run.reversal_hash, preview=False)
+    restored = Event.objects.filter(owner=user, action=Event.Action.RESTORED)
+    purged = Event.objects.filter(owner=user, action=Event.Action.PURGED, detail__reversal_hash=run.reversal_hash)
+    # Each record names its own node: the merged nodes the undo removed are each purged once, listed nowhere else.
+    assert restored.count() == 2 * merges and purged.count() == merges
+    assert all(event.detail == {"reversal_hash": run.reversal_hash, "operation": "dream", "removed_count": merges}
+               and len(event.node_ids) == 1 for event in restored)
+    return len(statements)
+
+
+def test_the_undo_of_a_dream_with_twice_the_merges_takes_no_more_statements_and_restores_exactly(user, other_user):
+    duplicated(user, 4)
+    duplicated(other_user, 8)
+    before = everything()
+    few = undo_statements(user, 4)
+    many = undo_statements(other_user, 8)
+    # Rows go back in batched statements: twice the nodes, not one statement more per node.
+    assert many == few, (few, many)
+    assert everything() == before
