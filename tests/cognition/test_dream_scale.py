@@ -1,16 +1,20 @@
 """A dream at scale (issue 20's 100k findings), on the real graph (PostgreSQL, pgvector, MiniLM): the undo of a run
 with many merges takes a number of statements that does not grow with its nodes, records each node once and puts
-the graph back exactly."""
+the graph back exactly; a run's undo is appended batch by batch, never rewritten."""
 from __future__ import annotations
+
+import json
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from apps.cognition.models import Event
+from apps.cognition.models import Event, UndoEntry, UndoPart
 from apps.cognition.services.dream import dream_execute, dream_trigger
-from apps.cognition.services.undo import undo_apply
+from apps.cognition.services.dream.runs import empty_snapshot
+from apps.cognition.services.undo import snapshot_join, undo_apply
 from tests.cognition.curation_support import everything, nodes
+from tests.cognition.test_dream_runs import chain
 
 pytestmark = pytest.mark.django_db
 
@@ -52,4 +56,29 @@ def test_the_undo_of_a_dream_with_twice_the_merges_takes_no_more_statements_and_
     many = undo_statements(other_user, 8)
     # Rows go back in batched statements: twice the nodes, not one statement more per node.
     assert many == few, (few, many)
+    assert everything() == before
+
+
+def test_a_run_of_many_batches_writes_its_undo_once_and_the_undo_reads_it_back_in_order(user):
+    chain(user, 41)
+    before = everything()
+    run = dream_trigger(actor=user, phase="nrem", batch_size=1)
+    with CaptureQueriesContext(connection) as statements:
+        run = dream_execute(run_id=run.pk)
+    assert run.status == "completed" and run.checkpoint["counters"]["edges_strengthened"] == 40
+    entry = UndoEntry.objects.get(pk=run.reversal_hash)
+    assert entry.snapshot == empty_snapshot()  # never rewritten: each batch appended its part
+    parts = list(UndoPart.objects.filter(entry=entry).order_by("seq"))
+    assert [part.seq for part in parts] == list(range(len(parts))) and len(parts) >= 40
+    whole = empty_snapshot()
+    for part in parts:
+        snapshot_join(whole, part.snapshot)
+    assert len({row["pk"] for row in whole["links"]}) == len(whole["links"]) >= 40  # each link kept once
+    # What the run wrote of its undo is about what it keeps (each part once, with its few bytes of frame), not the
+    # sum over its batches of everything kept so far (~20 times as much here).
+    written = sum(len(query["sql"]) for query in statements.captured_queries
+                  if "cognition_undo" in query["sql"] and query["sql"].startswith(("INSERT", "UPDATE")))
+    kept = len(json.dumps(whole))
+    assert kept < written < 3 * kept, (kept, written)
+    undo_apply(actor=user, reversal_hash=run.reversal_hash, preview=False)
     assert everything() == before

@@ -31,6 +31,7 @@ from apps.cognition.limits import UNDO_RETENTION_DAYS
 from apps.cognition.lineage import changes_by
 from apps.cognition.models import (
     ActivityState, Annotation, BlindSpot, ConsolidationRun, NodeProfile, ScratchpadItem, Tombstone, UndoEntry,
+    UndoPart,
 )
 from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.gardener.limits import LEASE_IDLE_SECONDS as GARDENER_LEASE_SECONDS
@@ -155,6 +156,37 @@ class UndoPlan:
         }
 
 
+def undo_part_add(*, entry_id: str, seq: int, part: dict) -> None:
+    """Append a batch's part to a growing snapshot (a dream's), in the batch's transaction: the rows the snapshot
+    did not hold yet, ``made`` ids, ``covers`` and ``cubes``, as a snapshot holds them."""
+    UndoPart.objects.create(entry_id=entry_id, seq=seq, snapshot=part)
+
+
+def snapshot_join(snapshot: dict, part: dict) -> dict:
+    """The snapshot with a part folded in (in place): its rows after the snapshot's, its ids added."""
+    for name, _ in _ROWS:
+        if part.get(name):
+            snapshot.setdefault(name, []).extend(part[name])
+    made = snapshot.setdefault("made", {"memories": []})
+    for name, ids in part.get("made", {}).items():
+        made.setdefault(name, []).extend(ids)
+    snapshot.setdefault("covers", []).extend(part.get("covers", []))
+    snapshot.setdefault("cubes", []).extend(part.get("cubes", []))
+    return snapshot
+
+
+def _whole(entry: UndoEntry) -> UndoEntry:
+    """The entry with its parts folded into its snapshot, in the order they were written (its ids sorted)."""
+    if entry.operation in COVERING:
+        snapshot = entry.snapshot
+        for part in UndoPart.objects.filter(entry=entry).order_by("seq").values_list("snapshot", flat=True):
+            snapshot_join(snapshot, part)
+        for name, ids in snapshot.get("made", {}).items():
+            snapshot["made"][name] = sorted(set(ids))
+        snapshot["cubes"] = sorted(set(snapshot.get("cubes", [])))
+    return entry
+
+
 def _clean_hash(reversal_hash) -> str:
     if not isinstance(reversal_hash, str) or not reversal_hash.strip():
         raise InvalidInput("reversal_hash must be the hash a merge_concepts or forget_concept answer gave.",
@@ -176,7 +208,7 @@ def _entry_for(*, actor: User, reversal_hash, lock: bool = False) -> UndoEntry:
     if entry.expires_at <= timezone.now():
         raise InvalidInput(f"This reversal_hash expired at {entry.expires_at.isoformat()}: undo is kept "
                            f"{UNDO_RETENTION_DAYS} days.", field="reversal_hash")
-    return entry
+    return _whole(entry)
 
 
 def _cube_ids(entry: UndoEntry) -> set[str]:
