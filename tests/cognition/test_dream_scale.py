@@ -1,6 +1,7 @@
 """A dream at scale (issue 20's 100k findings), on the real graph (PostgreSQL, pgvector, MiniLM): the undo of a run
 with many merges takes a number of statements that does not grow with its nodes, records each node once and puts
-the graph back exactly; a run's undo is appended batch by batch, never rewritten."""
+the graph back exactly; a run's undo is appended batch by batch, never rewritten; batches are sized by the time an
+item takes (an injected clock), with counters still equal to the rows changed."""
 from __future__ import annotations
 
 import json
@@ -10,11 +11,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.cognition.models import Event, UndoEntry, UndoPart
-from apps.cognition.services.dream import dream_execute, dream_trigger
+from apps.cognition.services.dream import dream_execute, dream_trigger, runs
+from apps.cognition.services.dream.limits import BATCH_SECONDS
 from apps.cognition.services.dream.runs import empty_snapshot
 from apps.cognition.services.undo import snapshot_join, undo_apply
+from apps.memories.models import MemoryLink
 from tests.cognition.curation_support import everything, nodes
-from tests.cognition.test_dream_runs import chain
+from tests.cognition.test_dream_runs import chain, changed_links
 
 pytestmark = pytest.mark.django_db
 
@@ -57,6 +60,61 @@ def test_the_undo_of_a_dream_with_twice_the_merges_takes_no_more_statements_and_
     # Rows go back in batched statements: twice the nodes, not one statement more per node.
     assert many == few, (few, many)
     assert everything() == before
+
+
+class Clock:
+    """A clock that moves only when the test says: each replayed item costs ``cost`` seconds of it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.cost = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def paced_replay(monkeypatch, clock: Clock, *, slower_after: int | None = None) -> list[int]:
+    """The batch sizes the run asks the replay for; each batch's items advance the clock by their cost."""
+    sizes: list[int] = []
+    replay = runs.BATCHES["nrem_replay"]
+
+    def timed(ctx, cursor, size):
+        sizes.append(size)
+        work = replay(ctx, cursor, size)
+        clock.now += clock.cost * work.items
+        if len(sizes) == slower_after:
+            clock.cost *= 5
+        return work
+
+    monkeypatch.setitem(runs.BATCHES, "nrem_replay", timed)
+    return sizes
+
+
+def test_batches_are_sized_by_the_time_an_item_takes_and_counters_still_equal_the_rows(user, other_user,
+                                                                                      monkeypatch):
+    chain(user, 41)  # forty items, each reweighting its own edge
+    before = dict(MemoryLink.objects.values_list("pk", "weight"))
+    clock = Clock()
+    clock.cost = BATCH_SECONDS / 5  # five items fit a batch
+    sizes = paced_replay(monkeypatch, clock, slower_after=6)
+    run = dream_execute(run_id=dream_trigger(actor=user, phase="nrem").pk, clock=clock)
+    assert run.status == "completed", run.notes
+    # One item first, doubling while the items are quick, held at the five that fit; once an item takes the whole
+    # batch's time (after the sixth), one at a time.
+    assert sizes[:8] == [1, 2, 4, 5, 5, 5, 5, 1] and set(sizes[8:]) == {1}, sizes
+    assert run.progress["steps"]["nrem_replay"]["batches"] == len(sizes)
+    counters = run.checkpoint["counters"]
+    assert counters["items_replayed"] == 40
+    assert len(changed_links(before)) == counters["edges_strengthened"] == 40
+    replayed = Event.objects.filter(owner=user, action=Event.Action.DREAMED, detail__phase="nrem_replay")
+    assert sum(event.detail["counters"]["edges_strengthened"] for event in replayed) == 40
+    assert replayed.count() == len(sizes)
+    # Free items grow to the budget's batch_size and never past it.
+    chain(other_user, 41)
+    quick = Clock()
+    sizes = paced_replay(monkeypatch, quick)
+    run = dream_execute(run_id=dream_trigger(actor=other_user, phase="nrem", batch_size=6).pk, clock=quick)
+    assert sizes == [1, 2, 4, 6, 6, 6, 6, 6, 6], sizes  # the last one asked for 6, got the 3 left
 
 
 def test_a_run_of_many_batches_writes_its_undo_once_and_the_undo_reads_it_back_in_order(user):

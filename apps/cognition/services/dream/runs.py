@@ -6,7 +6,9 @@ resumable, and undoable as a whole by one reversal hash.
 - ``dream_execute`` takes the run's lease (queued, or running with a heartbeat older than LEASE_IDLE_SECONDS) and
   works its phases (limits.PHASES) batch by batch. Before each batch it renews the heartbeat and reads whether a
   query of the owner asked it to stop (wake.py); it stops when the phases are done, when the batch budget
-  (max_items) or the minutes run out, or on that query. Each batch is one transaction: the phase's writes, the batch's
+  (max_items) or the minutes run out, or on that query. A batch is sized by time (limits.BATCH_SECONDS, measured
+  with the injectable clock): one item first, then as many as the phase's last batch's time per item fits, so a
+  query stops the run within about one short batch. Each batch is one transaction: the phase's writes, the batch's
   Event, its part of the run's undo, then the checkpoint (last, so the run's row is locked only while the batch
   commits). A worker that dies mid-batch leaves the batch undone and the checkpoint where it was; the next one
   resumes there, so a resumed run ends in the graph an uninterrupted one makes.
@@ -24,6 +26,7 @@ import secrets
 import time
 import uuid
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -37,7 +40,7 @@ from apps.cognition.models import ConsolidationRun, Event, SessionItem, UndoEntr
 from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.dream import clusters, commit, nrem, rem
 from apps.cognition.services.dream.limits import (
-    BATCH_ITEMS, DREAM_MINUTES, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES, SYNTHETIC_QUERIES,
+    BATCH_ITEMS, BATCH_SECONDS, DREAM_MINUTES, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES, SYNTHETIC_QUERIES,
 )
 from apps.cognition.services.dream.work import Context, Work, pair
 from apps.cognition.services.neuromod import levels_of
@@ -270,6 +273,23 @@ def _undo_held(entry: UndoEntry) -> _Undo:
 
 
 @dataclass
+class _Pace:
+    """Each phase's next batch size, from the time per item of its last batch (limits.BATCH_SECONDS)."""
+
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    def size(self, phase: str, ceiling: int) -> int:
+        return max(1, min(ceiling, self.sizes.get(phase, 1)))
+
+    def measured(self, phase: str, items: int, seconds: float) -> None:
+        if items <= 0:
+            return
+        # (The 1e-9: items of exactly a fifth of BATCH_SECONDS fit five times, whatever the float rounding.)
+        fits = int(BATCH_SECONDS * items / seconds + 1e-9) if seconds > 0 else 2 * items
+        self.sizes[phase] = max(1, min(2 * items, fits))
+
+
+@dataclass
 class _Running:
     run: ConsolidationRun
     token: str
@@ -277,6 +297,8 @@ class _Running:
     cube_ids: list[str]
     # The owner's own cubes among them: each batch's dream.progress goes to these.
     own_cube_ids: list[str]
+    clock: Callable[[], float] = time.monotonic
+    pace: _Pace = field(default_factory=_Pace)
 
 
 def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
@@ -297,7 +319,7 @@ def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
                      ["The dream's undo expired before it finished: it stops where it was, and is no longer undoable."])
     cube_ids = [str(pk) for pk in cube_ids_writable(actor=run.owner).values_list("id", flat=True)]
     state = _Running(run=run, token=token, undo=_undo_held(entry), cube_ids=cube_ids,
-                     own_cube_ids=_own_cubes(run.owner, cube_ids))
+                     own_cube_ids=_own_cubes(run.owner, cube_ids), clock=clock)
     begun = clock()
     done_here = 0
     try:
@@ -320,7 +342,7 @@ def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
                 return _stop(run, token, Status.INTERRUPTED, "budget",
                              [f"The dream did its {run.budget['max_items']} items; trigger_dream resumes it."],
                              elapsed=clock() - begun)
-            work = _batch(state, min(run.budget["batch_size"], room))
+            work = _batch(state, state.pace.size(run.checkpoint["phase"], min(run.budget["batch_size"], room)))
             done_here += work.items
     except LeaseLost:
         logger.warning("Dream %s was taken over by another worker", run.pk)
@@ -357,7 +379,9 @@ def _batch(state: _Running, size: int) -> Work:
                   "phases_done": list(run.checkpoint["phases_done"])}
     phase = checkpoint["phase"]
     with transaction.atomic():
+        started = state.clock()
         work = BATCHES[phase](_context(state, checkpoint), checkpoint["cursor"], size)
+        spent = state.clock() - started
         part = _fold(state, work)
         if part is not None:  # appended, never a rewrite of what earlier batches kept
             undo_part_add(entry_id=run.reversal_hash, seq=state.undo.parts, part=part)
@@ -392,6 +416,7 @@ def _batch(state: _Running, size: int) -> Work:
                 updated_at=timezone.now()):
             raise LeaseLost()
     run.checkpoint, run.progress, run.notes = checkpoint, progress, notes
+    state.pace.measured(phase, work.items, spent)
     if part is not None:
         state.undo.absorb_snapshot(part)
         state.undo.parts += 1
