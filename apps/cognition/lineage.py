@@ -40,6 +40,10 @@ def changes_unrecorded() -> Iterator[None]:
         _unrecorded.reset(token)
 
 
+# Events an INSERT writes: a large undo's thousands of records go in statements of bounded size.
+RECORD_BATCH = 1000
+
+
 def record_changes(changes: list[Change]) -> None:
     if _unrecorded.get():
         return
@@ -48,7 +52,7 @@ def record_changes(changes: list[Change]) -> None:
         Event(owner_id=change.owner_id, **_actor(change, curator), action=change.action.value,
               node_ids=[change.memory_id], detail=change.detail, reason=change.detail.get("reason", ""))
         for change in changes
-    ])
+    ], batch_size=RECORD_BATCH)
 
 
 def _actor(change: Change, curator: User | None) -> dict:

@@ -159,6 +159,19 @@ class UndoEntry(models.Model):
     used_at = models.DateTimeField(null=True, blank=True)
 
 
+class UndoPart(models.Model):
+    """A batch's addition to a long operation's undo snapshot (a dream's): the rows it keeps that the snapshot did not
+    hold yet, what it made, the undos it covers. Appended in the batch's own transaction and read back in order after
+    the entry's own snapshot, so a snapshot that grows with every batch is never rewritten whole."""
+
+    entry = models.ForeignKey(UndoEntry, on_delete=models.CASCADE, related_name="parts")
+    seq = models.PositiveIntegerField()
+    snapshot = models.JSONField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["entry", "seq"], name="undo_part_seq_unique")]
+
+
 class Tombstone(models.Model):
     """A forgotten node: the memory stays soft-deleted, with its vector, until the deadline."""
 

@@ -73,6 +73,14 @@ def memory_changed(memory: Memory, *, relinked: bool = False) -> dict:
 def memory_relinked(memory: Memory) -> dict:
     return {"id": str(memory.pk), "outgoing_edges": _edges(MemoryLink.objects.filter(source=memory))}
 
+def memories_relinked(memories: list[Memory]) -> list[dict]:
+    """memory_relinked of each of these memories, their outgoing edges read in one statement."""
+    ids = [memory.pk for memory in memories]
+    outgoing: dict[str, list[dict]] = {str(pk): [] for pk in ids}
+    for row in MemoryLink.objects.filter(source_id__in=ids).values(*EDGE_COLUMNS):
+        outgoing[str(row["source_id"])].append(edge_payload(**row))
+    return [{"id": str(pk), "outgoing_edges": outgoing[str(pk)]} for pk in ids]
+
 def memory_restored(memory: Memory) -> dict:
     """The node is back, with its edges in both directions (a client dropped them when it was deleted)."""
     links = MemoryLink.objects.filter(Q(source=memory) | Q(target=memory))
@@ -112,16 +120,12 @@ def dream_changed(*, run_id, phase: str, batch: int, nodes: list[Memory], relink
     and go by its own memories.merged)."""
     return {"dream_run_id": str(run_id), "phase": phase, "batch": batch,
             "nodes": [node_payload(memory) for memory in nodes],
-            "relinked": [memory_relinked(memory) for memory in relinked]}
+            "relinked": memories_relinked(relinked)}
 
 
 def gardener_changed(*, step: str, reversal_hash: str, nodes: list[Memory], relinked: list[Memory]) -> dict:
     """What a gardener batch changed in one cube: nodes whose fields changed (importance scaled), and nodes whose
     outgoing edges changed (an edge pruned or cut), each with all its outgoing edges now. Merges and forgets publish
     their own events."""
-    ids = [memory.pk for memory in relinked]
-    outgoing: dict[str, list[dict]] = {str(pk): [] for pk in ids}
-    for row in MemoryLink.objects.filter(source_id__in=ids).values(*EDGE_COLUMNS):
-        outgoing[str(row["source_id"])].append(edge_payload(**row))
     return {"step": step, "reversal_hash": reversal_hash, "nodes": [node_payload(memory) for memory in nodes],
-            "relinked": [{"id": str(pk), "outgoing_edges": outgoing[str(pk)]} for pk in ids]}
+            "relinked": memories_relinked(relinked)}

@@ -42,9 +42,10 @@ def test_replay_updates_each_co_activated_edge_by_the_formula_item_after_item(us
     assert MemoryLink.objects.get(source=a, target=d).last_activated_at is None
     counters = run.checkpoint["counters"]
     assert (counters["edges_strengthened"], counters["edges_pruned"], counters["items_replayed"]) == (3, 0, 2)
-    [event] = Event.objects.filter(action=Event.Action.DREAMED, owner=user)
-    assert event.reversal_hash == run.reversal_hash and event.actor is None
-    assert set(event.node_ids) == {a.pk, b.pk, c.pk}
+    # One Event per batch (batches are sized by time, one item first), each under the run's hash, by no user.
+    dreamed = list(Event.objects.filter(action=Event.Action.DREAMED, owner=user))
+    assert {(event.reversal_hash, event.actor) for event in dreamed} == {(run.reversal_hash, None)}
+    assert {node for event in dreamed for node in event.node_ids} == {a.pk, b.pk, c.pk}
     assert run.checkpoint["eta"] == 0.01  # acetylcholine at rest (no neuromodulation yet)
     # The next dream replays only what came after: nothing, and it says so.
     again = dream(user)

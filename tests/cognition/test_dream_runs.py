@@ -62,10 +62,11 @@ def test_a_budget_stops_the_run_after_its_batches_with_counters_equal_to_the_row
     chain(user, 11)  # ten items, each reweighting its own edge
     before = dict(MemoryLink.objects.values_list("pk", "weight"))
     run = dream_trigger(actor=user, phase="nrem", batch_size=2, max_items=4)
-    run = dream_execute(run_id=run.pk)
+    run = dream_execute(run_id=run.pk, clock=lambda: 0.0)  # work that takes no time: batches grow at once
     assert (run.status, run.progress["stop_reason"]) == ("interrupted", "budget")
     counters = run.checkpoint["counters"]
-    assert (counters["batches"], counters["items"], counters["items_replayed"]) == (2, 4, 4)
+    # Sized by time, under the budget's batch_size: one item first, then 2, then the 1 left of max_items.
+    assert (counters["batches"], counters["items"], counters["items_replayed"]) == (3, 4, 4)
     assert len(changed_links(before)) == counters["edges_strengthened"] == 4
     assert MemoryLink.objects.filter(last_activated_at__isnull=False).count() == 4
     # The next trigger resumes it from the checkpoint; the rest of the items are replayed once.

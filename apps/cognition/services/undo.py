@@ -31,6 +31,7 @@ from apps.cognition.limits import UNDO_RETENTION_DAYS
 from apps.cognition.lineage import changes_by
 from apps.cognition.models import (
     ActivityState, Annotation, BlindSpot, ConsolidationRun, NodeProfile, ScratchpadItem, Tombstone, UndoEntry,
+    UndoPart,
 )
 from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.gardener.limits import LEASE_IDLE_SECONDS as GARDENER_LEASE_SECONDS
@@ -155,6 +156,37 @@ class UndoPlan:
         }
 
 
+def undo_part_add(*, entry_id: str, seq: int, part: dict) -> None:
+    """Append a batch's part to a growing snapshot (a dream's), in the batch's transaction: the rows the snapshot
+    did not hold yet, ``made`` ids, ``covers`` and ``cubes``, as a snapshot holds them."""
+    UndoPart.objects.create(entry_id=entry_id, seq=seq, snapshot=part)
+
+
+def snapshot_join(snapshot: dict, part: dict) -> dict:
+    """The snapshot with a part folded in (in place): its rows after the snapshot's, its ids added."""
+    for name, _ in _ROWS:
+        if part.get(name):
+            snapshot.setdefault(name, []).extend(part[name])
+    made = snapshot.setdefault("made", {"memories": []})
+    for name, ids in part.get("made", {}).items():
+        made.setdefault(name, []).extend(ids)
+    snapshot.setdefault("covers", []).extend(part.get("covers", []))
+    snapshot.setdefault("cubes", []).extend(part.get("cubes", []))
+    return snapshot
+
+
+def _whole(entry: UndoEntry) -> UndoEntry:
+    """The entry with its parts folded into its snapshot, in the order they were written (its ids sorted)."""
+    if entry.operation in COVERING:
+        snapshot = entry.snapshot
+        for part in UndoPart.objects.filter(entry=entry).order_by("seq").values_list("snapshot", flat=True):
+            snapshot_join(snapshot, part)
+        for name, ids in snapshot.get("made", {}).items():
+            snapshot["made"][name] = sorted(set(ids))
+        snapshot["cubes"] = sorted(set(snapshot.get("cubes", [])))
+    return entry
+
+
 def _clean_hash(reversal_hash) -> str:
     if not isinstance(reversal_hash, str) or not reversal_hash.strip():
         raise InvalidInput("reversal_hash must be the hash a merge_concepts or forget_concept answer gave.",
@@ -176,7 +208,7 @@ def _entry_for(*, actor: User, reversal_hash, lock: bool = False) -> UndoEntry:
     if entry.expires_at <= timezone.now():
         raise InvalidInput(f"This reversal_hash expired at {entry.expires_at.isoformat()}: undo is kept "
                            f"{UNDO_RETENTION_DAYS} days.", field="reversal_hash")
-    return entry
+    return _whole(entry)
 
 
 def _cube_ids(entry: UndoEntry) -> set[str]:
@@ -304,8 +336,7 @@ def _apply(owner: User, by: User, reversal_hash, *, preview: bool) -> UndoResult
 def _execute(owner: User, by: User, entry: UndoEntry, plan: UndoPlan) -> None:
     snapshot = entry.snapshot
     with changes_by(by if by != owner else None):
-        for memory_id in plan.removed_nodes:
-            memory_delete(actor=owner, memory_id=memory_id, soft=False)
+        removed = _remove_made(owner, entry, plan.removed_nodes)
     Tombstone.objects.filter(memory_id__in=plan.restored_nodes).delete()
     made_links = list(MemoryLink.objects.filter(pk__in=snapshot["made"].get("links", [])).select_related("source"))
     MemoryLink.objects.filter(pk__in=[link.pk for link in made_links]).delete()
@@ -322,7 +353,7 @@ def _execute(owner: User, by: User, entry: UndoEntry, plan: UndoPlan) -> None:
     existing = set(Memory.objects.filter(pk__in={
         row["fields"]["reference"] for row in snapshot["annotations"] if row["fields"].get("reference")
     }).values_list("pk", flat=True))
-    for name, _ in _ROWS:
+    for name, model in _ROWS:
         rows = snapshot.get(name, [])  # a snapshot made before a row set existed has none of it
         if name == "links":
             rows = [row for row in rows if row["fields"]["source"] in present and row["fields"]["target"] in present]
@@ -330,8 +361,7 @@ def _execute(owner: User, by: User, entry: UndoEntry, plan: UndoPlan) -> None:
             rows = [{**row, "fields": {**row["fields"], "reference": row["fields"]["reference"]
                                        if row["fields"].get("reference") and uuid.UUID(row["fields"]["reference"])
                                        in existing else None}} for row in rows]
-        for restored in serializers.deserialize("python", rows):
-            restored.save()
+        _put_back(model, rows)
     entry.used_at = timezone.now()
     entry.save(update_fields=["used_at"])
     if entry.operation in COVERING:
@@ -349,16 +379,62 @@ def _execute(owner: User, by: User, entry: UndoEntry, plan: UndoPlan) -> None:
         _report_relinked(by, made_links, [row for row in links if row["fields"]["source"] in present
                                           and row["fields"]["target"] in present])
     memories = list(Memory.objects.filter(pk__in=plan.restored_nodes))
+    # Each record names its own node; the nodes the undo removed have their own (purged), so none lists them all.
     changes.report(Change(Action.RESTORED, str(memory.pk), memory.owner_id, by.pk,
                           {"reversal_hash": entry.reversal_hash, "operation": entry.operation,
-                           "removed": plan.removed_nodes})
+                           "removed_count": len(plan.removed_nodes)})
                    for memory in memories)
     by_cube: dict[str, list[Memory]] = {}
     for memory in memories:
-        by_cube.setdefault(memory.cube_id, []).append(memory)
+        by_cube.setdefault(str(memory.cube_id), []).append(memory)
+    removed_by_cube: dict[str, list[str]] = {}
+    for memory_id, cube_id in removed:
+        removed_by_cube.setdefault(cube_id, []).append(memory_id)
     for cube_id, restored in by_cube.items():
-        events.publish_after_commit(events.Kind.UNDO_APPLIED, cube_id,
-                                    events.undo_applied(restored, plan.removed_nodes, entry.operation))
+        events.publish_after_commit(events.Kind.UNDO_APPLIED, cube_id, events.undo_applied(
+            restored, removed_by_cube.get(cube_id, []), entry.operation))
+
+
+def _remove_made(owner: User, entry: UndoEntry, node_ids: list[str]) -> list[tuple[str, str]]:
+    """Delete for good the nodes the operation made, all at once (their vectors, links, profiles and notes go with
+    them), each recorded as purged; the owner must still be able to write their cubes. Their (id, cube id)."""
+    made = list(Memory.objects.filter(pk__in=node_ids).values_list("pk", "owner_id", "cube_id"))
+    if not made:
+        return []
+    cubes = {cube_id for _, _, cube_id in made}
+    if len(cube_ids_writable(actor=owner).filter(id__in=cubes)) < len(cubes):
+        raise PermissionDenied("You can no longer write the cube of a node this undo would remove.",
+                               extra={"field": "reversal_hash"})
+    changes.report(Change(Action.PURGED, str(pk), owner_id, owner.pk,
+                          {"reversal_hash": entry.reversal_hash, "operation": entry.operation, "reason": "undo"})
+                   for pk, owner_id, _ in made)
+    Memory.objects.filter(pk__in=[pk for pk, _, _ in made]).delete()
+    for pk, _, cube_id in made:
+        events.publish_after_commit(events.Kind.MEMORY_HARD_DELETED, cube_id, events.memory_removed(pk))
+    return [(str(pk), str(cube_id)) for pk, _, cube_id in made]
+
+
+# Rows a statement writes when putting a snapshot back.
+_PUT_BACK_BATCH = 1000
+
+
+def _put_back(model, rows: list[dict]) -> None:
+    """Write these snapshot rows back exactly, in batches: an upsert on the primary key (a row the operation removed
+    comes back, one it changed is overwritten), then its auto_now timestamps set back, which an insert stamps anew."""
+    if not rows:
+        return
+    objects = [restored.object for restored in serializers.deserialize("python", rows)]
+    stamped = [field for field in model._meta.concrete_fields
+               if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False)]
+    stamps = [[getattr(obj, field.attname) for field in stamped] for obj in objects]
+    written = [field.name for field in model._meta.concrete_fields if not field.primary_key and not field.generated]
+    model.objects.bulk_create(objects, update_conflicts=True, unique_fields=["pk"], update_fields=written,
+                              batch_size=_PUT_BACK_BATCH)
+    if stamped:
+        for obj, values in zip(objects, stamps):
+            for field, value in zip(stamped, values):
+                setattr(obj, field.attname, value)
+        model.objects.bulk_update(objects, [field.name for field in stamped], batch_size=_PUT_BACK_BATCH)
 
 
 def _node_uuid(node_id) -> uuid.UUID:
@@ -381,8 +457,8 @@ def _report_relinked(by: User, removed: list[MemoryLink], restored: list[dict]) 
                 for action, group in ((Action.UNLINKED, removed), (Action.LINKED, restored_links))
                 for link in group if link.source_id in sources]
     changes.report(reported)
-    for memory in sources.values():
-        events.publish_after_commit(events.Kind.MEMORY_RELINKED, memory.cube_id, events.memory_relinked(memory))
+    for memory, payload in zip(sources.values(), events.memories_relinked(list(sources.values()))):
+        events.publish_after_commit(events.Kind.MEMORY_RELINKED, memory.cube_id, payload)
 
 
 def undo_for_node(*, actor: User, node_id) -> str:

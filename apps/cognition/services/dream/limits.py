@@ -9,6 +9,10 @@ DREAM_MINUTES = Range(1, 10, default=5)
 SYNTHETIC_QUERIES = Range(10, 500, default=100)
 # Work items (session items replayed, pairs linked, nodes compared, walks) per batch: one transaction each.
 BATCH_ITEMS = Range(1, 200, default=200)
+# Seconds of a phase's own work a batch aims at: the run reads a query's wake mark between batches, so a batch this
+# short (plus its commit) keeps the stop inside Context Graph's 100 ms gate. Each phase's next batch is sized from its
+# last batch's time per item: one item first, at most twice the last batch's, never above BATCH_ITEMS (the budget's).
+BATCH_SECONDS = 0.05
 # Work items a run does per trigger before it stops (interrupted, resumable by the next trigger).
 MAX_ITEMS = Range(1, 1_000_000, default=100_000)
 # A running dream whose heartbeat is older than this has lost its worker: the next worker takes it over.

@@ -6,40 +6,46 @@ resumable, and undoable as a whole by one reversal hash.
 - ``dream_execute`` takes the run's lease (queued, or running with a heartbeat older than LEASE_IDLE_SECONDS) and
   works its phases (limits.PHASES) batch by batch. Before each batch it renews the heartbeat and reads whether a
   query of the owner asked it to stop (wake.py); it stops when the phases are done, when the batch budget
-  (max_items) or the minutes run out, or on that query. Each batch is one transaction: the phase's writes, the
-  batch's Event, the run's undo snapshot, then the checkpoint (last, so the run's row is locked only while the
-  batch commits). A worker that dies mid-batch leaves the batch undone and the checkpoint where it was; the next
-  one resumes there, so a resumed run ends in the graph an uninterrupted one makes.
+  (max_items) or the minutes run out, or on that query. A batch is sized by time (limits.BATCH_SECONDS, measured
+  with the injectable clock): one item first, then as many as the phase's last batch's time per item fits, so a
+  query stops the run within about one short batch. Each batch is one transaction: the phase's writes, the batch's
+  Event, its part of the run's undo, then the checkpoint (last, so the run's row is locked only while the batch
+  commits). A worker that dies mid-batch leaves the batch undone and the checkpoint where it was; the next one
+  resumes there, so a resumed run ends in the graph an uninterrupted one makes.
 - The run's undo is an UndoEntry of operation dream under the run's reversal hash: each link as it was before the
   run first changed or removed it, the links the run made, and the snapshots of the merges it made (which stay
-  undoable one by one). restore_from_hash takes it like any other (services/undo.py).
+  undoable one by one). Each batch appends what it adds as an UndoPart (never rewriting what earlier batches kept),
+  and restore_from_hash reads the entry with its parts in order, like any other (services/undo.py).
 """
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import secrets
 import time
 import uuid
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.contrib.postgres.fields import ArrayField
+from django.db import IntegrityError, connection, models, transaction
+from django.db.models import F, Func, Q, Value
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.cognition.models import ConsolidationRun, Event, SessionItem, UndoEntry
+from apps.cognition.models import ConsolidationRun, Event, SessionItem, UndoEntry, UndoPart
 from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.dream import clusters, commit, nrem, rem
 from apps.cognition.services.dream.limits import (
-    BATCH_ITEMS, DREAM_MINUTES, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES, SYNTHETIC_QUERIES,
+    BATCH_ITEMS, BATCH_SECONDS, DREAM_MINUTES, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES, SYNTHETIC_QUERIES,
 )
 from apps.cognition.services.dream.work import Context, Work, pair
 from apps.cognition.services.neuromod import levels_of
 from apps.cognition.services.sessions import session_get
-from apps.cognition.services.undo import SNAPSHOT_VERSION, undo_apply, undo_record
+from apps.cognition.services.undo import SNAPSHOT_VERSION, undo_apply, undo_part_add, undo_record
 from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound, Unavailable
 from apps.cubes.access import cube_ids_writable
 from apps.cubes.models import Cube
@@ -211,13 +217,88 @@ def _beat(run_id, token: str) -> str | None:
 
 
 @dataclass
+class _Undo:
+    """What the run's undo holds so far, as sets of ids (read once when a worker takes the run, then kept up to date
+    batch by batch): the rows it keeps, by row set, and what the run made. A batch's part adds only what is new."""
+
+    kept: dict[str, set] = field(default_factory=lambda: {name: set() for name in DREAM_ROW_SETS})
+    made_memories: set[str] = field(default_factory=set)
+    made_links: set[int] = field(default_factory=set)
+    # Memories whose rows it keeps or that the run made, and the node pairs of the links it keeps.
+    memories: set[str] = field(default_factory=set)
+    pairs: set[tuple[str, str]] = field(default_factory=set)
+    cubes: set[str] = field(default_factory=set)
+    # Parts written so far (the next part's seq).
+    parts: int = 0
+
+    def absorb(self, *, kept: dict[str, list], pairs: list, made_memories: list, made_links: list,
+               cubes: list) -> None:
+        for name, pks in kept.items():
+            self.kept[name].update(pks)
+        self.memories.update(str(pk) for pk in kept.get("memories", ()))
+        self.pairs.update(pair(source, target) for source, target in pairs)
+        self.made_memories.update(str(pk) for pk in made_memories)
+        self.memories.update(str(pk) for pk in made_memories)
+        self.made_links.update(made_links)
+        self.cubes.update(cubes)
+
+    def absorb_snapshot(self, snapshot: dict) -> None:
+        self.absorb(kept={name: [row["pk"] for row in snapshot.get(name, [])] for name in DREAM_ROW_SETS},
+                    pairs=[(row["fields"]["source"], row["fields"]["target"]) for row in snapshot.get("links", [])],
+                    made_memories=snapshot.get("made", {}).get("memories", []),
+                    made_links=snapshot.get("made", {}).get("links", []), cubes=snapshot.get("cubes", []))
+
+
+def _undo_held(entry: UndoEntry) -> _Undo:
+    """The run's undo as sets: its entry's own snapshot, then the ids of its parts' rows, read in PostgreSQL (a part's
+    rows are never loaded here)."""
+    held = _Undo()
+    held.absorb_snapshot(entry.snapshot)
+    paths = [f"'$.{name}[*].pk'" for name in DREAM_ROW_SETS]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(f'jsonb_path_query_array(snapshot, {path})' for path in paths)}, "
+            f"jsonb_path_query_array(snapshot, '$.links[*].fields.source'), "
+            f"jsonb_path_query_array(snapshot, '$.links[*].fields.target'), "
+            f"coalesce(snapshot #> '{{made,memories}}', '[]'), coalesce(snapshot #> '{{made,links}}', '[]'), "
+            f"coalesce(snapshot -> 'cubes', '[]') FROM {UndoPart._meta.db_table} WHERE entry_id = %s ORDER BY seq",
+            [entry.pk])
+        for row in cursor.fetchall():
+            row = [json.loads(value) if isinstance(value, str) else value for value in row]
+            count = len(DREAM_ROW_SETS)
+            held.absorb(kept=dict(zip(DREAM_ROW_SETS, row[:count])), pairs=list(zip(row[count], row[count + 1])),
+                        made_memories=row[count + 2], made_links=row[count + 3], cubes=row[count + 4])
+            held.parts += 1
+    return held
+
+
+@dataclass
+class _Pace:
+    """Each phase's next batch size, from the time per item of its last batch (limits.BATCH_SECONDS)."""
+
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    def size(self, phase: str, ceiling: int) -> int:
+        return max(1, min(ceiling, self.sizes.get(phase, 1)))
+
+    def measured(self, phase: str, items: int, seconds: float) -> None:
+        if items <= 0:
+            return
+        # (The 1e-9: items of exactly a fifth of BATCH_SECONDS fit five times, whatever the float rounding.)
+        fits = int(BATCH_SECONDS * items / seconds + 1e-9) if seconds > 0 else 2 * items
+        self.sizes[phase] = max(1, min(2 * items, fits))
+
+
+@dataclass
 class _Running:
     run: ConsolidationRun
     token: str
-    snapshot: dict
+    undo: _Undo
     cube_ids: list[str]
     # The owner's own cubes among them: each batch's dream.progress goes to these.
     own_cube_ids: list[str]
+    clock: Callable[[], float] = time.monotonic
+    pace: _Pace = field(default_factory=_Pace)
 
 
 def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
@@ -237,8 +318,8 @@ def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
         return _stop(run, token, Status.COMPLETED, "expired",
                      ["The dream's undo expired before it finished: it stops where it was, and is no longer undoable."])
     cube_ids = [str(pk) for pk in cube_ids_writable(actor=run.owner).values_list("id", flat=True)]
-    state = _Running(run=run, token=token, snapshot=entry.snapshot, cube_ids=cube_ids,
-                     own_cube_ids=_own_cubes(run.owner, cube_ids))
+    state = _Running(run=run, token=token, undo=_undo_held(entry), cube_ids=cube_ids,
+                     own_cube_ids=_own_cubes(run.owner, cube_ids), clock=clock)
     begun = clock()
     done_here = 0
     try:
@@ -261,7 +342,7 @@ def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
                 return _stop(run, token, Status.INTERRUPTED, "budget",
                              [f"The dream did its {run.budget['max_items']} items; trigger_dream resumes it."],
                              elapsed=clock() - begun)
-            work = _batch(state, min(run.budget["batch_size"], room))
+            work = _batch(state, state.pace.size(run.checkpoint["phase"], min(run.budget["batch_size"], room)))
             done_here += work.items
     except LeaseLost:
         logger.warning("Dream %s was taken over by another worker", run.pk)
@@ -283,23 +364,27 @@ def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
 
 
 def _context(state: _Running, checkpoint: dict) -> Context:
-    snapshot = state.snapshot
+    undo = state.undo  # the phases only read these sets
     return Context(run=state.run, owner=state.run.owner, cube_ids=state.cube_ids, eta=checkpoint["eta"],
                    windows=checkpoint["windows"], state=checkpoint.get("state") or {},
-                   seen_links={row["pk"] for row in snapshot["links"]}, made_links=set(snapshot["made"]["links"]),
-                   seen_memories={str(row["pk"]) for row in snapshot["memories"]} | set(snapshot["made"]["memories"]),
-                   changed_pairs={pair(row["fields"]["source"], row["fields"]["target"]) for row in snapshot["links"]})
+                   seen_links=undo.kept["links"], made_links=undo.made_links, seen_memories=undo.memories,
+                   changed_pairs=undo.pairs)
 
 
 def _batch(state: _Running, size: int) -> Work:
     run = state.run
-    checkpoint = copy.deepcopy(run.checkpoint)
+    # The phase's state (up to LINK_PAIRS_MAX or CLUSTER_PAIRS_MAX pairs) is not copied: a batch that fails ends the
+    # execution, and the next one reads the checkpoint back from the row.
+    checkpoint = {**run.checkpoint, "counters": dict(run.checkpoint["counters"]),
+                  "phases_done": list(run.checkpoint["phases_done"])}
     phase = checkpoint["phase"]
     with transaction.atomic():
+        started = state.clock()
         work = BATCHES[phase](_context(state, checkpoint), checkpoint["cursor"], size)
-        snapshot = _fold(state, work)
-        if snapshot is not state.snapshot:
-            UndoEntry.objects.filter(pk=run.reversal_hash).update(snapshot=snapshot)
+        spent = state.clock() - started
+        part = _fold(state, work)
+        if part is not None:  # appended, never a rewrite of what earlier batches kept
+            undo_part_add(entry_id=run.reversal_hash, seq=state.undo.parts, part=part)
         counters = Counter(checkpoint["counters"])
         counters.update(work.counters)
         counters["items"] += work.items
@@ -330,42 +415,50 @@ def _batch(state: _Running, size: int) -> Work:
                 checkpoint=checkpoint, progress=progress, notes=notes, heartbeat_at=timezone.now(),
                 updated_at=timezone.now()):
             raise LeaseLost()
-    run.checkpoint, run.progress, run.notes, state.snapshot = checkpoint, progress, notes, snapshot
+    run.checkpoint, run.progress, run.notes = checkpoint, progress, notes
+    state.pace.measured(phase, work.items, spent)
+    if part is not None:
+        state.undo.absorb_snapshot(part)
+        state.undo.parts += 1
     return work
 
 
-def _fold(state: _Running, work: Work) -> dict:
-    """The run's snapshot with the batch's first changes in it: each row as it was before the run first changed it,
-    never a row the run made itself. The same dict when the batch changed nothing."""
+def _fold(state: _Running, work: Work) -> dict | None:
+    """The batch's part of the run's snapshot: each row as it was before the run first changed it, that the snapshot
+    does not hold yet, never a row the run made itself; what it made; the merges it covers. None when the batch
+    changed nothing."""
     if not (work.link_rows or work.made_links or work.merges or work.made_memories or work.rows):
-        return state.snapshot
-    snapshot = copy.deepcopy(state.snapshot)
-    made = snapshot["made"]
-    made["links"] = sorted(set(made["links"]) | set(work.made_links))
-    merged = [UndoEntry.objects.get(pk=reversal_hash).snapshot for reversal_hash in work.merges]
-    made["memories"] = sorted(set(made["memories"]) | set(work.made_memories)
-                              | {str(pk) for one in merged for pk in one["made"]["memories"]})
-    made_memories, made_links = set(made["memories"]), set(made["links"])
-    kept = {name: {row["pk"] for row in snapshot.setdefault(name, [])} for name in DREAM_ROW_SETS}
+        return None
+    held = state.undo
+    merged = {entry.pk: entry.snapshot for entry in UndoEntry.objects.filter(pk__in=work.merges)}
+    merged = [merged[reversal_hash] for reversal_hash in work.merges]
+    made_links = set(work.made_links) - held.made_links
+    made_memories = ({str(pk) for pk in work.made_memories}
+                     | {str(pk) for one in merged for pk in one["made"]["memories"]}) - held.made_memories
+    part = {"version": SNAPSHOT_VERSION, **{name: [] for name in DREAM_ROW_SETS},
+            "made": {"memories": sorted(made_memories), "links": sorted(made_links)}, "covers": list(work.merges)}
+    added = {name: set() for name in DREAM_ROW_SETS}
 
     def add(name: str, rows: list[dict]) -> None:
         for row in rows:
-            fields = row["fields"]
-            if row["pk"] in kept[name] or (name == "links" and row["pk"] in made_links):
+            fields, pk = row["fields"], row["pk"]
+            if pk in held.kept[name] or pk in added[name]:
                 continue
-            if str(row["pk"]) in made_memories or str(fields.get("memory", "")) in made_memories:
+            if name == "links" and (pk in held.made_links or pk in made_links):
                 continue
-            snapshot[name].append(row)
-            kept[name].add(row["pk"])
+            if any(str(value) in held.made_memories or str(value) in made_memories
+                   for value in (pk, fields.get("memory", ""))):
+                continue
+            part[name].append(row)
+            added[name].add(pk)
 
     add("links", work.link_rows)
     for one in [*merged, *work.rows]:
         for name in DREAM_ROW_SETS:
             add(name, one.get(name, []))
-    snapshot["covers"] = [*snapshot["covers"], *work.merges]
-    snapshot["cubes"] = sorted(set(snapshot["cubes"]) | {
-        str(cube) for cube in Memory.objects.filter(pk__in=work.touched).values_list("cube_id", flat=True)})
-    return snapshot
+    part["cubes"] = sorted({str(cube) for cube in Memory.objects.filter(pk__in=work.touched).values_list(
+        "cube_id", flat=True)} - held.cubes)
+    return part
 
 
 def _record(run: ConsolidationRun, phase: str, batch: int, work: Work) -> None:
@@ -377,7 +470,9 @@ def _record(run: ConsolidationRun, phase: str, batch: int, work: Work) -> None:
                          detail={"dream_run_id": str(run.pk), "phase": phase, "batch": batch, **work.detail,
                                  "counters": dict(work.counters)})
     if work.merges:
-        ConsolidationRun.objects.filter(pk=run.pk).update(merge_hashes=[*run.merge_hashes, *work.merges])
+        # Appended in SQL: the list grows with every merge, and the run's row is never sent back whole.
+        ConsolidationRun.objects.filter(pk=run.pk).update(merge_hashes=Func(
+            F("merge_hashes"), Value(work.merges, output_field=ArrayField(models.CharField())), function="array_cat"))
         run.merge_hashes = [*run.merge_hashes, *work.merges]
     shown = {str(memory.pk): memory for memory in Memory.objects.filter(
         pk__in=work.relinked | work.redrawn, deleted_at__isnull=True)}
