@@ -23,6 +23,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from apps.core.runtime import freeze_long_lived
 from apps.memories import onnx_encoder
 from apps.memories.onnx_encoder import quiet_transformers
 
@@ -62,6 +63,7 @@ def get_model():
                 model = SentenceTransformer(str(_model_path()), device="cpu")
                 _check_dimensions(model.get_embedding_dimension())
                 _model = model
+                freeze_long_lived()
     return _model
 
 
@@ -147,6 +149,7 @@ def _onnx_encoder(variant: str):
                         batch_size=settings.ENGRAM_EMBEDDING_BATCH_SIZE)
                     _check_dimensions(encode.dimensions)
                     _onnx_encoders[variant] = encode
+                    freeze_long_lived()  # the model's objects live as long as the process
                 except Exception as exc:  # whatever stops the export or the runtime, torch still embeds
                     logger.warning("Embeddings use torch, not ONNX Runtime: %s.", exc)
                     _onnx_encoders[variant] = None
