@@ -224,7 +224,7 @@ def test_search_boolean_query_highlights_matches(api, user, store):
     response = api.post(SEARCH_URL, {"text": "postgres AND backups"}, format="json")
     assert response.status_code == 200, response.content
     body = response.json()
-    assert set(body) == {"results", "total_count", "search_type", "total_count_exact"}
+    assert set(body) == {"results", "total_count", "search_type", "total_count_exact", "did_you_mean"}
     assert body["total_count_exact"] is True
     assert body["search_type"] == "full-text" and body["total_count"] == 1
     hit = body["results"][0]

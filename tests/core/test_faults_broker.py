@@ -7,6 +7,7 @@ from django.db import connection
 from kombu import Connection
 
 from apps.core.broker import Transport
+from tests.broker_support import close_broker_connections
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -33,11 +34,7 @@ def broker():
     with connection.cursor() as cursor:  # the broker's tables are not Django's: the flush leaves them
         cursor.execute("DELETE FROM engram_broker_message WHERE queue_id IN "
                        "(SELECT id FROM engram_broker_queue WHERE name = %s)", [QUEUE])
-    from kombu.transport.sqlalchemy import Channel
-
-    for engine, _ in Channel._engines.values():
-        engine.dispose()
-    Channel._engines.clear()
+    close_broker_connections()
 
 
 def rows() -> list[bool]:

@@ -15,7 +15,7 @@ from django.db import connection
 from django.db.utils import load_backend
 from django.urls import reverse
 from django.utils import timezone
-from kombu.transport.sqlalchemy import Channel as SqlaChannel
+from tests.broker_support import close_broker_connections
 
 from apps.core import health
 from apps.core.models import WorkerHeartbeat
@@ -124,10 +124,7 @@ def test_a_real_worker_writes_its_heartbeat_and_forgets_it_on_a_clean_stop(setti
         assert WorkerHeartbeat.objects.filter(hostname=worker.hostname).exists()
         assert health.check_worker()["ok"]
     assert not WorkerHeartbeat.objects.filter(hostname=worker.hostname).exists()
-    # kombu caches SQLAlchemy engines on the class: an open one would keep the test database from being dropped.
-    for engine, _ in SqlaChannel._engines.values():
-        engine.dispose()
-    SqlaChannel._engines.clear()
+    close_broker_connections()
 
 
 def test_broker_unreachable(client, settings):

@@ -77,6 +77,12 @@ def test_the_500_page_renders_without_the_database():
     assert "Something went wrong on our side" in _page(response) and "Engram" in _page(response)
 
 
+def test_the_500_page_renders_even_when_the_urls_cannot_be_reversed(settings):
+    settings.ROOT_URLCONF = "tests.dashboard.empty_urls"  # what failed may be the URLconf itself
+    response = server_error_view(RequestFactory().get("/somewhere/"))
+    assert response.status_code == 500 and 'href="/healthz"' in _page(response)
+
+
 def test_a_csrf_failure_says_the_form_expired():
     client = Client(enforce_csrf_checks=True)
     response = client.post(reverse("dashboard:login"), {"username": "alice", "password": "x"})

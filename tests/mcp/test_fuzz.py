@@ -407,7 +407,12 @@ def _plain(value: Any) -> Any:
 
 @database_sync_to_async
 def rows_of(user) -> dict[str, list]:
-    """Every row the user owns in the data apps, and every row that hangs off one of them."""
+    """Every row the user owns in the data apps, and every row that hangs off one of them. Queries counted for the
+    gardener are written by a background thread about a second later: they are written first, so that a count of
+    the user's own setup queries is not taken for a change someone else made."""
+    from apps.cognition.services.gardener.activity import activity_flush
+
+    activity_flush()
     models = [model for model in django_apps.get_models() if model._meta.app_label in APPS]
     user_model = django_apps.get_model(settings.AUTH_USER_MODEL)
 

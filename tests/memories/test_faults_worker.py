@@ -22,7 +22,7 @@ from django.db import connection
 from apps.graph.models import GraphEvent
 from apps.memories.models import MemoryVector
 from apps.memories.tasks import reembed_memory
-from config.celery import app
+from tests.broker_support import close_broker_connections
 
 pytestmark = [
     pytest.mark.slow, pytest.mark.django_db(transaction=True),
@@ -129,16 +129,7 @@ def pool_processes(worker: subprocess.Popen) -> list[int]:
 @pytest.fixture(autouse=True)
 def _close_broker_connections():
     yield
-    # The test process published through kombu: its pooled broker connections and cached SQLAlchemy engines
-    # would keep the test database from being dropped at the end of the run.
-    from kombu import pools
-    from kombu.transport.sqlalchemy import Channel
-
-    pools.reset()  # closes every pooled connection and forgets the pools, so the next test makes new ones
-    app._pool = app.amqp._producer_pool = None
-    for engine, _ in Channel._engines.values():
-        engine.dispose()
-    Channel._engines.clear()
+    close_broker_connections()  # the test process published through kombu
 
 
 def test_a_worker_killed_mid_task_loses_nothing_and_a_new_worker_completes_it_once(user, store, workers,

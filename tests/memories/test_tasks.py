@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
-from kombu.transport.sqlalchemy import Channel as SqlaChannel
+from tests.broker_support import close_broker_connections
 
 from apps.memories.models import Memory
 from apps.memories.tasks import decay_memories
@@ -16,12 +16,7 @@ from config.celery import app
 def worker(transactional_db):
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         yield
-    app.pool.force_close_all()
-    # kombu's SQLAlchemy transport caches its engines on the class and never closes them; an open
-    # connection would keep the test database from being dropped at the end of the run.
-    for engine, _ in SqlaChannel._engines.values():
-        engine.dispose()
-    SqlaChannel._engines.clear()
+    close_broker_connections()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,0 +1,2 @@
+"""A URLconf with nothing in it: no name reverses."""
+urlpatterns = []
