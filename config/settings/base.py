@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "apps.chat",
     "apps.reasoning",
     "apps.cognition",
+    "apps.trash",
     "apps.mcp",
     "apps.graph",
     "apps.dashboard",

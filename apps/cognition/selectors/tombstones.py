@@ -3,6 +3,7 @@ purge), with why each went, who removed it and whether it can still come back.""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import Case, F, Q, QuerySet, Value, When
 from django.db.models.fields import BooleanField
@@ -62,10 +63,27 @@ class TombstoneHit:
         return f"Removed by {self.deleted_by} on {tombstone.created_at.date().isoformat()} because {why}. {state}"
 
 
+def _undo_usable(actor: User) -> Q:
+    """A tombstone whose undo the actor may still run: their own, unused and not expired."""
+    return Q(undo__isnull=False, undo__owner=actor, undo__used_at__isnull=True, undo__expires_at__gt=timezone.now())
+
+
+def tombstone_recoverable(*, actor: User, node_id) -> bool:
+    """Whether restore_concept can bring this node back exactly (its edges too): it is in the trash and its undo is
+    the actor's, unused and not expired."""
+    return Tombstone.objects.filter(_undo_usable(actor), memory_id=node_id, memory__deleted_at__isnull=False).exists()
+
+
+def tombstone_deadline(*, actor: User, node_id) -> datetime | None:
+    """When the purge deletes this forgotten node for good; None when it is not a forgotten node the actor may read."""
+    return (Tombstone.objects.filter(memory_id=node_id, memory__cube_id__in=cube_ids_readable(actor=actor))
+            .values_list("deadline", flat=True).first())
+
+
 def tombstones_readable(*, actor: User) -> QuerySet[Tombstone]:
     """The tombstones of cubes the actor may read, with their memories, each annotated ``recoverable`` (the actor's
     own undo, unused and not expired) and ``undo_nodes`` (the undo's nodes: a merge names the merged node last)."""
-    usable = Q(undo__isnull=False, undo__owner=actor, undo__used_at__isnull=True, undo__expires_at__gt=timezone.now())
+    usable = _undo_usable(actor)
     # A node restored outside the undo (the dashboard's trash) is live again: its tombstone waits for the purge.
     return (Tombstone.objects.filter(memory__cube_id__in=cube_ids_readable(actor=actor),
                                      memory__deleted_at__isnull=False)

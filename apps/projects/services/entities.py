@@ -24,7 +24,7 @@ from apps.core.timestamps import iso_timestamp
 from apps.projects.models import Decision, Episode, Issue, ProjectEntity, Session, SharpEdge
 from apps.projects.patterns import clean_detection_patterns
 from apps.projects.selectors import ENTITY_ID_FIELDS, ENTITY_LABELS, ENTITY_MODELS, entity_get, session_owned
-from apps.projects.services.nodes import node_create, node_delete, node_sync
+from apps.projects.services.nodes import node_create, node_delete, node_purge, node_sync
 from apps.projects.services.projects import curator_acts_as_owner, project_get_writable
 from apps.core.validation import clean_bool, clean_choice, clean_title
 from apps.projects.validation import (
@@ -336,3 +336,15 @@ def entity_restore(*, actor: User, kind: str, entity_id, curator: bool = False) 
         node_sync(actor=actor, entity=entity)  # restores the node, or makes it anew
     return entity
 
+
+
+@transaction.atomic
+def entity_purge(*, actor: User, kind: str, entity_id) -> None:
+    """Delete a deleted entity for good, with its node. Only from the trash (entity_delete first); an entity of a
+    deleted project goes with the project (project_purge)."""
+    entity = _writable_entity(actor=actor, kind=kind, entity_id=entity_id, include_deleted=True, lock=True)
+    if entity.deleted_at is None:
+        raise InvalidInput(f"This {kind.replace('_', ' ')} is not deleted: delete it first, then delete it for good "
+                           "from the trash.", field=ENTITY_ID_FIELDS[kind])
+    node_purge(actor=actor, entity=entity)
+    entity.delete()

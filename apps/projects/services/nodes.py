@@ -101,3 +101,9 @@ def node_delete(*, actor: User, entity: ProjectEntity) -> None:
     """Soft-delete the node with its entity (restorable with it)."""
     if entity.node_id and Memory.objects.filter(pk=entity.node_id, deleted_at__isnull=True).exists():
         memory_delete(actor=actor, memory_id=entity.node_id, soft=True)
+
+
+def node_purge(*, actor: User, entity: ProjectEntity) -> None:
+    """Delete the node for good with its entity (its vectors and links go with it)."""
+    if entity.node_id and Memory.objects.filter(pk=entity.node_id).exists():
+        memory_delete(actor=actor, memory_id=entity.node_id, soft=False)

@@ -1,4 +1,4 @@
-"""Writes of projects: create, update, soft delete and restore.
+"""Writes of projects: create, update, soft delete, restore and delete for good (from the trash).
 
 A project's name is unique per owner among live projects, ignoring case ("Spawner" and "spawner" are
 one project); two users may each have their own "spawner". New projects go in the actor's personal
@@ -10,12 +10,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.core.exceptions import Conflict, PermissionDenied
+from apps.core.exceptions import Conflict, InvalidInput, PermissionDenied
 from apps.cubes.access import cube_get_writable, cube_ids_writable
 from apps.cubes.services import cube_ensure_personal
 from apps.projects.models import Decision, Episode, Issue, Project, SharpEdge
 from apps.projects.selectors import project_get
-from apps.projects.services.nodes import node_delete, node_sync
+from apps.projects.services.nodes import node_delete, node_purge, node_sync
 from apps.core.validation import clean_choice
 from apps.projects.validation import MAX_PATH_CHARS, clean_list, clean_name, clean_text, parse_project_id
 
@@ -149,3 +149,18 @@ def project_restore(*, actor: User, project_id, curator: bool = False) -> Projec
     for entity in _live_entities(project):
         node_sync(actor=actor, entity=entity)
     return project
+
+
+@transaction.atomic
+def project_purge(*, actor: User, project_id) -> None:
+    """Delete a deleted project for good, with its decisions, issues, sharp edges, episodes and sessions, and their
+    nodes (vectors and links too). Only from the trash: a live project is deleted (soft) first, so nothing live is
+    ever one step from gone."""
+    project = project_get_writable(actor=actor, project_id=project_id, include_deleted=True, lock=True)
+    if project.deleted_at is None:
+        raise InvalidInput("This project is not deleted: delete it first, then delete it for good from the trash.",
+                           field="project_id")
+    for model in PROJECT_ENTITY_MODELS:
+        for entity in model.objects.filter(project=project, node__isnull=False):
+            node_purge(actor=actor, entity=entity)
+    project.delete()

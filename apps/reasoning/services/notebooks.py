@@ -3,7 +3,7 @@ notebook's own directory (apps/reasoning/sandbox.py has the limits and what each
 
 All ten operations of the seed's ``notebook`` tool land here but run_cell (services/cell_runs.py, where a run
 has an id and may run in the background): create, list, load, add_cell, update_cell, install_deps, list_cells,
-get_cell, export; plus soft delete and restore. Reads live here too
+get_cell, export; plus soft delete, restore and delete for good (notebook_purge, from the trash). Reads live here too
 (notebook_get, notebook_list, cell_get, cell_list): a notebook is its owner's alone, so every read and
 write filters on ``owner=actor``, and a foreign or malformed id is simply not found.
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -36,11 +37,11 @@ from django.db.models import Count, F, QuerySet
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.core.exceptions import DomainError, InvalidInput, NotFound, PermissionDenied, Unavailable
+from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound, PermissionDenied, Unavailable
 from apps.core.limits import CELL_POSITION
 from apps.core.validation import clean_choice, clean_title, parse_uuid
 from apps.reasoning import sandbox, srcmd
-from apps.reasoning.models import Cell, Notebook
+from apps.reasoning.models import Cell, CellRun, Notebook
 from apps.reasoning.notebook_templates import TEMPLATES, notebook_templates  # noqa: F401 (part of this API)
 
 MAX_CONTENT_CHARS = 200_000
@@ -97,7 +98,11 @@ def _found(query: QuerySet[Notebook], notebook_id) -> Notebook:
     return notebook
 
 
-def notebook_get(*, actor: User, notebook_id) -> Notebook:
+def notebook_get(*, actor: User, notebook_id, include_deleted: bool = False) -> Notebook:
+    """The actor's notebook; ``include_deleted``: a deleted one too (its page shows it, read only, to restore)."""
+    if include_deleted:
+        pk = parse_uuid(notebook_id, field="notebook_id", label="Notebook", code="notebook_not_found")
+        return _found(Notebook.objects.filter(owner=actor, pk=pk), notebook_id)
     return _found(_notebook_query(actor=actor, notebook_id=notebook_id), notebook_id)
 
 
@@ -320,6 +325,21 @@ def notebook_restore(*, actor: User, notebook_id) -> Notebook:
     notebook.deleted_at = None
     notebook.save(update_fields=["deleted_at", "updated_at"])
     return notebook
+
+
+@transaction.atomic
+def notebook_purge(*, actor: User, notebook_id) -> None:
+    """Delete a deleted notebook for good: its cells, runs and outputs, and its directory (files and installed
+    packages) once the transaction commits. Only from the trash (notebook_delete first), and not while a cell runs."""
+    notebook = _found(_notebook_query(actor=actor, notebook_id=notebook_id, deleted=True).select_for_update(),
+                      notebook_id)
+    if CellRun.objects.filter(notebook=notebook, status__in=CellRun.ACTIVE).exists():
+        raise Conflict("A cell of this notebook is still running: wait for it to finish (or cancel it), then delete "
+                       "the notebook for good.", extra={"field": "notebook_id"})
+    directory = notebook_directory(notebook)
+    notebook.delete()
+    # Files last, and only once the rows are gone for sure: a rolled-back purge keeps a notebook that still runs.
+    transaction.on_commit(lambda: shutil.rmtree(directory, ignore_errors=True))
 
 
 # ---- export and load (.src.md) -----------------------------------------------------------------------------

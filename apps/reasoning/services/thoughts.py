@@ -483,3 +483,17 @@ def session_restore(*, actor: User, session_id) -> ThoughtSession:
             elif thought.node.deleted_at is not None:
                 memory_restore(actor=actor, memory_id=thought.node_id)
     return session
+
+
+def session_purge(*, actor: User, session_id) -> None:
+    """Delete a deleted session for good, with its thoughts and their memory nodes (vectors and links too). Only
+    from the trash: session_delete first."""
+    with transaction.atomic():
+        session = session_get(actor=actor, session_id=session_id, include_deleted=True)
+        if session.deleted_at is None:
+            raise InvalidInput("This session is not deleted: delete it first, then delete it for good from the trash.",
+                               field="session_id")
+        for node_id in Memory.objects.filter(
+                pk__in=Thought.objects.filter(session=session).values("node_id")).values_list("pk", flat=True):
+            memory_delete(actor=actor, memory_id=node_id, soft=False)
+        session.delete()
