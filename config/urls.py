@@ -14,6 +14,7 @@ urlpatterns = [
     path("cubes/", include("apps.cubes.urls")),
     path("chat/", include("apps.chat.urls")),
     path("reasoning/", include("apps.reasoning.urls")),
+    path("trash/", include("apps.trash.urls")),
     path("", include("apps.dashboard.urls")),
 ]
 

@@ -12,6 +12,7 @@ from django.http import Http404
 
 from apps.core.exceptions import DomainError, NotFound
 from apps.core.forms import add_service_error, service_error_field
+from apps.core.undo_messages import undo_tags
 
 # The MCP endpoint that pages show in the client configurations they offer.
 MCP_PATH = "/mcp/thoughtmcp/"
@@ -28,10 +29,12 @@ def not_found_is_404(view):
     return wrapper
 
 
-def act(request, call: Callable[[], object], success: str, *, inputs: tuple[str, ...] = ()) -> bool:
+def act(request, call: Callable[[], object], success: str, *, inputs: tuple[str, ...] = (),
+        undo_url: str | None = None) -> bool:
     """A button's service call: flash what happened, or why not (a name now taken by another project, a
     cube you may only read); whether it worked. Not found stays the 404 page (see not_found_is_404), except
-    about one of the ``inputs`` the button sent (the user it names is not a member): that is flashed too."""
+    about one of the ``inputs`` the button sent (the user it names is not a member): that is flashed too.
+    ``undo_url``: the success message gets an Undo button that posts there (offer_undo)."""
     try:
         call()
     except DomainError as error:
@@ -39,7 +42,10 @@ def act(request, call: Callable[[], object], success: str, *, inputs: tuple[str,
             raise
         messages.error(request, error.message)
         return False
-    messages.success(request, success)
+    if undo_url:
+        offer_undo(request, success, undo_url=undo_url)
+    else:
+        messages.success(request, success)
     return True
 
 
@@ -59,3 +65,9 @@ def submit(request, form: forms.Form, call: Callable[[], object], *, inputs: tup
             raise
         show_error(form, error)
         return None
+
+
+def offer_undo(request, message: str, *, undo_url: str) -> None:
+    """Flash what a delete did with an Undo button beside it, which POSTs to ``undo_url`` (the restore), on the
+    next page (base.html draws it)."""
+    messages.success(request, message, extra_tags=undo_tags(undo_url))

@@ -42,6 +42,11 @@ def cubes_unregistered(*, actor: User) -> QuerySet[Cube]:
     return Cube.objects.filter(owner=actor, deleted_at__isnull=False, hidden=False).order_by("-deleted_at")
 
 
+def cube_get_unregistered(*, actor: User, cube_id: str) -> Cube:
+    """One of the actor's own unregistered cubes (its page shows it to them, to restore); else not found."""
+    return cube_get_from(cubes_unregistered(actor=actor), cube_id)
+
+
 def cube_get_with_stats(*, actor: User, cube_id: str) -> Cube:
     return cube_get_from(cube_list_with_stats(actor=actor), cube_id)
 

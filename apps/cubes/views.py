@@ -15,15 +15,17 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.views.decorators.http import require_http_methods, require_POST
 
-from apps.core.exceptions import PermissionDenied
+from apps.core.exceptions import NotFound, PermissionDenied
 from apps.core.pages import act, not_found_is_404, submit
 from apps.cubes.access import OWNER, cube_allows, cube_get_for
 from apps.cubes.forms import CubeEditForm, CubeRegisterForm, CubeShareForm
 from apps.cubes.models import Cube
 from apps.cubes.selectors import (
-    cube_get_with_stats, cube_list_with_stats, cube_members, cube_statistics, cubes_unregistered,
+    cube_get_unregistered, cube_get_with_stats, cube_list_with_stats, cube_members, cube_statistics,
+    cubes_unregistered,
 )
 from apps.cubes.services import (
     cube_delete, cube_register, cube_restore, cube_revoke, cube_share, cube_unregister, cube_update,
@@ -79,7 +81,12 @@ def _detail_page(request, cube_id: str, *, share_form: CubeShareForm | None = No
 @login_required
 @not_found_is_404
 def cube_detail(request, cube_id: str):
-    return _detail_page(request, cube_id)
+    try:
+        return _detail_page(request, cube_id)
+    except NotFound:
+        # An unregistered cube is its owner's alone: they see it read only, to restore it; others get the 404 page.
+        return render(request, "cubes/cube_unregistered.html",
+                      {"cube": cube_get_unregistered(actor=request.user, cube_id=cube_id)})
 
 
 @login_required
@@ -135,7 +142,9 @@ def cube_unregister_view(request, cube_id: str):
         return _unregistered_list()
     if request.method == "POST":
         if act(request, lambda: cube_unregister(actor=request.user, cube_id=cube.pk),
-               f"Cube “{cube.name}” unregistered. Show unregistered cubes to restore it."):
+               format_html('Cube “{}” unregistered: hidden from everyone with its memories, in the <a href="{}">trash</a>.',
+                           cube.name, reverse("trash:index")),
+               undo_url=reverse("cubes:cube-restore", args=[cube.pk])):
             return redirect("cubes:cube-list")
         return _cube_page(cube.pk)
     return render(request, "cubes/cube_confirm.html", {"cube": cube, "action": "unregister"})

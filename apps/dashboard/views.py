@@ -52,6 +52,7 @@ PALETTE_PAGES = (
     ("Reasoning", "Notebooks", "reasoning:notebook-list", "cells code"),
     ("Reasoning", "Mental models", "reasoning:model-list", "frameworks"),
     ("Reasoning", "Workbench", "reasoning:workbench", "think decompose bias"),
+    ("", "Trash", "trash:index", "deleted removed restore undelete recover bin"),
     ("", "Tokens", "dashboard:tokens", "api keys agents"),
     ("Tokens", "Create a token", "dashboard:token-create", "new api key"),
     ("", "API docs", "api-docs", "rest openapi swagger"),

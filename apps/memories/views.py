@@ -19,9 +19,10 @@ from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 
+from apps.cognition.selectors.tombstones import tombstone_deadline
 from apps.cognition.services.duplicates import memory_store_merging
 from apps.core.exceptions import DomainError, InvalidInput
 from apps.core.forms import add_service_error, in_form_words
@@ -47,13 +48,15 @@ BROWSE_PAGE_SIZE = 50
 BULK_DONE = "memory_bulk_done"
 
 
-def _memory_action(service, success_message: str):
-    """A POST button on a memory's page: call the service, flash what happened, go back to the page."""
+def _memory_action(service, success_message: str, *, undo: str | None = None):
+    """A POST button on a memory's page: call the service, flash what happened (with an Undo button posting to the
+    URL named ``undo``), go back to the page."""
     @login_required
     @require_POST
     @not_found_is_404
     def view(request, memory_id):
-        act(request, lambda: service(actor=request.user, memory_id=memory_id), success_message)
+        act(request, lambda: service(actor=request.user, memory_id=memory_id), success_message,
+            undo_url=reverse(undo, args=[memory_id]) if undo else None)
         return redirect("dashboard:memory-detail", memory_id=memory_id)
     return view
 
@@ -294,7 +297,13 @@ def memory_detail(request, memory_id):
         for neighbour, similarity in memory_neighbours(actor=request.user, memory_id=memory_id)
         if neighbour.pk not in linked
     ]
-    return render(request, "memories/memory_detail.html", {"memory": memory, "links": links, "neighbours": neighbours})
+    purged_at = tombstone_deadline(actor=request.user, node_id=memory.pk) if memory.is_deleted else None
+    # A forgotten node comes back through the trash, which runs its forget's undo (its edges too) where it can.
+    restore_url = (reverse("trash:restore", args=["forgotten", memory.pk]) + "?" + urlencode({"next": request.path})
+                   if purged_at else reverse("dashboard:memory-restore", args=[memory.pk]))
+    return render(request, "memories/memory_detail.html", {
+        "memory": memory, "links": links, "neighbours": neighbours, "purged_at": purged_at, "restore_url": restore_url,
+    })
 
 
 @login_required
@@ -313,7 +322,8 @@ def memory_edit(request, memory_id):
 
 memory_boost_view = _memory_action(memory_boost, "Importance raised by 0.1.")
 memory_soft_delete = _memory_action(
-    memory_delete, "Memory deleted. It is hidden from results until you restore it.",
+    memory_delete, "Memory deleted: hidden from search and retrieval until you restore it.",
+    undo="dashboard:memory-restore",
 )
 memory_restore_view = _memory_action(memory_restore, "Memory restored.")
 

@@ -11,7 +11,7 @@ from django.db.models.functions import Concat, Length
 
 from apps.accounts.models import User
 from apps.core.exceptions import NotFound
-from apps.cubes.access import cube_ids_readable
+from apps.cubes.access import cube_ids_readable, cube_ids_writable
 from apps.projects.models import Decision, Episode, Issue, Project, Session, SharpEdge
 from apps.core.validation import clean_choice
 from apps.projects.validation import parse_entity_id, parse_project_id
@@ -35,6 +35,17 @@ def project_get(*, actor: User, project_id, include_deleted: bool = False, field
     )
     if project is None:
         raise NotFound(f"Project {project_id!r} not found.", code="project_not_found", extra={"field": field})
+    return project
+
+
+def project_get_shown(*, actor: User, project_id) -> Project:
+    """A project for its page: a live one the actor may read, or a deleted one they may restore (its page shows it
+    read only, with Restore). Anything else, a deleted project of someone else's cube included, is not found."""
+    restorable = Q(deleted_at__isnull=True) | Q(cube_id__in=cube_ids_writable(actor=actor))
+    project = (projects_readable(actor=actor, include_deleted=True).filter(restorable)
+               .select_related("owner", "cube").filter(pk=parse_project_id(project_id)).first())
+    if project is None:
+        raise NotFound(f"Project {project_id!r} not found.", code="project_not_found", extra={"field": "project_id"})
     return project
 
 

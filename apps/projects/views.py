@@ -17,6 +17,7 @@ from django.http import FileResponse, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.dateparse import parse_datetime
+from django.utils.html import format_html
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.core.pages import act, not_found_is_404, submit
@@ -27,7 +28,7 @@ from apps.projects.forms import (
 from apps.projects.models import Issue
 from apps.projects.selectors import (
     ENTITY_LABELS, decision_get, decision_list, edge_get, edge_list, entity_get, episode_get, episode_list, issue_get,
-    issue_list, project_get, project_list, projects_readable, session_list,
+    issue_list, project_get, project_get_shown, project_list, projects_readable, session_list,
 )
 from apps.projects.services import (
     decision_add, decision_update, edge_add, edge_update, edges_check, entity_delete, entity_restore, episode_update,
@@ -97,7 +98,9 @@ def _issues_by_severity(issues) -> list[dict]:
 @login_required
 @not_found_is_404
 def project_detail(request, project_id):
-    project = project_get(actor=request.user, project_id=project_id)
+    project = project_get_shown(actor=request.user, project_id=project_id)
+    if project.is_deleted:  # its owner (whoever may restore it) sees it read only, to restore it
+        return render(request, "projects/project_deleted.html", {"project": project})
     show_deleted = request.GET.get("deleted") == "1"
     # Deleted entities are listed too (marked, with Restore) only when asked for.
     scope = {"actor": request.user, "project_id": project, "include_deleted": show_deleted}
@@ -138,7 +141,8 @@ def project_delete_view(request, project_id):
     project = project_get(actor=request.user, project_id=project_id)
     if request.method == "POST":
         if act(request, lambda: project_delete(actor=request.user, project_id=project.pk),
-                f"Project “{project.name}” deleted. Show deleted projects to restore it."):
+               format_html('Project “{}” moved to the <a href="{}">trash</a>.', project.name, reverse("trash:index")),
+               undo_url=reverse("projects:project-restore", args=[project.pk])):
             return redirect("projects:project-list")
         return _project_page(project.pk)
     return render(request, "projects/confirm_delete.html", {
@@ -325,9 +329,11 @@ def _entity(request, segment: str, entity_id):
 def entity_delete_view(request, segment: str, entity_id):
     kind, entity, label = _entity(request, segment, entity_id)
     if request.method == "POST":
+        back = _return_project(request, entity)
         act(request, lambda: entity_delete(actor=request.user, kind=kind, entity_id=entity.pk),
-             f"The {label} “{entity.title}” was deleted. Show deleted items to restore it.")
-        return _back_to(_return_project(request, entity))
+            format_html('The {} “{}” moved to the <a href="{}">trash</a>.', label, entity.title, reverse("trash:index")),
+            undo_url=reverse(f"projects:{segment[:-1]}-restore", args=[entity.pk]) + (f"?project={back}" if back else ""))
+        return _back_to(back)
     project_id = _return_project(request, entity)
     return render(request, "projects/confirm_delete.html", {
         "what": f"the {label} “{entity.title}”", "project_id": project_id,

@@ -10,7 +10,6 @@ a POST with the CSRF token.
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,6 +21,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -174,7 +174,8 @@ def session_export_view(request, session_id):
 def session_delete_view(request, session_id):
     session = session_get(actor=request.user, session_id=session_id)
     if act(request, lambda: session_delete(actor=request.user, session_id=session.pk),
-            f"Session “{session.title}” deleted. Include deleted sessions in the list to restore it."):
+           format_html('Session “{}” moved to the <a href="{}">trash</a>.', session.title, reverse("trash:index")),
+           undo_url=reverse("reasoning:session-restore", args=[session.pk])):
         return redirect("reasoning:overview")
     return redirect("reasoning:session-detail", session_id=session.pk)
 
@@ -209,18 +210,9 @@ def _notebook_list_page(request, *, form=None, load_form=None, templates=None) -
     show_deleted = request.GET.get("deleted") == "include"
     return render(request, "reasoning/notebook_list.html", {
         "notebooks": notebook_list(actor=request.user, include_deleted=show_deleted), "show_deleted": show_deleted,
-        "undo": _undo_id(request),
         "form": form or NotebookCreateForm(templates=templates), "load_form": load_form or NotebookLoadForm(),
         "templates": templates, "execution_enabled": settings.ENGRAM_NOTEBOOK_EXECUTION,
     })
-
-
-def _undo_id(request) -> uuid.UUID | None:
-    """The notebook just deleted (``?undo=``), offered for restoring; restoring checks whose it is."""
-    try:
-        return uuid.UUID(request.GET.get("undo", ""))
-    except ValueError:
-        return None
 
 
 @login_required
@@ -260,7 +252,8 @@ def _notebook_url(notebook_id, cell_id=None) -> str:
 @require_GET
 @not_found_is_404
 def notebook_detail(request, notebook_id):
-    return _notebook_page(request, notebook_get(actor=request.user, notebook_id=notebook_id))
+    # A deleted notebook is shown read only to its owner (notebooks are nobody else's), to restore it.
+    return _notebook_page(request, notebook_get(actor=request.user, notebook_id=notebook_id, include_deleted=True))
 
 
 @login_required
@@ -407,8 +400,9 @@ def notebook_export_view(request, notebook_id):
 def notebook_delete_view(request, notebook_id):
     notebook = notebook_get(actor=request.user, notebook_id=notebook_id)
     if act(request, lambda: notebook_delete(actor=request.user, notebook_id=notebook.pk),
-            f"Notebook “{notebook.title}” deleted."):
-        return redirect(reverse("reasoning:notebook-list") + f"?undo={notebook.pk}")
+           format_html('Notebook “{}” moved to the <a href="{}">trash</a>.', notebook.title, reverse("trash:index")),
+           undo_url=reverse("reasoning:notebook-restore", args=[notebook.pk])):
+        return redirect("reasoning:notebook-list")
     return redirect(_notebook_url(notebook.pk))
 
 

@@ -65,9 +65,11 @@ def test_unknown_and_malformed_cube_ids_are_the_404_page(alice):
     assert alice.get(url("cube-detail", "bad id!")).status_code == 404
 
 
-def test_an_unregistered_cube_is_the_404_page_even_for_its_members(alice, bob, reader, garden, user):
+def test_an_unregistered_cube_is_its_owners_page_alone_and_the_404_page_for_its_members(alice, bob, reader, garden,
+                                                                                         user):
     cube_unregister(actor=user, cube_id=garden.pk)
-    assert alice.get(url("cube-detail", garden.pk)).status_code == 404
+    page = alice.get(url("cube-detail", garden.pk)).content.decode()
+    assert "This cube was unregistered on" in page and f'action="{url("cube-restore", garden.pk)}"' in page
     assert bob.get(url("cube-detail", garden.pk)).status_code == 404
     assert bob.post(url("cube-restore", garden.pk)).status_code == 404
     assert Cube.objects.get(pk=garden.pk).deleted_at is not None

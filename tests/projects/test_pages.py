@@ -175,7 +175,9 @@ def test_delete_project_asks_first_then_restores(alice, project):
     assert confirm.status_code == 200 and "Delete the project" in confirm.content.decode()
     assert Project.objects.get(pk=project.pk).deleted_at is None
     assert alice.post(url("project-delete", project.pk)).status_code == 302
-    assert alice.get(url("project-detail", project.pk)).status_code == 404
+    deleted = alice.get(url("project-detail", project.pk)).content.decode()  # its page, read only, to restore it
+    assert "This project was deleted on" in deleted and f'action="{url("project-restore", project.pk)}"' in deleted
+    assert url("project-edit", project.pk) not in deleted
     listed = alice.get(url("project-list"), {"deleted": "on"}).content.decode()
     assert url("project-restore", project.pk) in listed
     assert alice.get(url("project-restore", project.pk)).status_code == 405

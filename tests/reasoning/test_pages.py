@@ -488,12 +488,13 @@ def test_loading_a_file_that_is_not_a_notebook_shows_the_error(alice, user):
 
 def test_delete_and_restore_a_notebook(alice, notebook):
     response = alice.post(url("notebook-delete", notebook.pk), follow=True)
-    assert response.redirect_chain == [(url("notebook-list") + f"?undo={notebook.pk}", 302)]
+    assert response.redirect_chain == [(url("notebook-list"), 302)]
     notebook.refresh_from_db()
     assert notebook.deleted_at is not None
-    assert list(response.context["notebooks"]) == [] and "Notebook “Array tricks” deleted." in html_of(response)
-    assert f'action="{url("notebook-restore", notebook.pk)}"' in html_of(response)
-    assert alice.get(url("notebook-detail", notebook.pk)).status_code == 404
+    assert list(response.context["notebooks"]) == [] and "Notebook “Array tricks” moved to the" in html_of(response)
+    assert f'action="{url("notebook-restore", notebook.pk)}"' in html_of(response)  # the message's Undo
+    page = html_of(alice.get(url("notebook-detail", notebook.pk)))  # read only, to restore it
+    assert "This notebook was deleted on" in page and url("cell-add", notebook.pk) not in page
     restored = alice.post(url("notebook-restore", notebook.pk))
     assert restored.status_code == 302
     notebook.refresh_from_db()

@@ -47,6 +47,10 @@ class Deleted:
 KINDS = ("memory", "forgotten", "cube", "project", "decision", "issue", "sharp_edge", "thought_session", "notebook")
 
 
+MODELS = {"memory": Memory, "forgotten": Memory, "cube": Cube, "project": Project, "decision": Decision,
+          "issue": Issue, "sharp_edge": SharpEdge, "thought_session": ThoughtSession, "notebook": Notebook}
+
+
 def _stamp(model, pk, at) -> None:
     """Deletion times a second apart, so the newest-first order is the fixture's order reversed."""
     model.objects.filter(pk=pk).update(deleted_at=at)
@@ -85,9 +89,7 @@ def deleted(user) -> Deleted:
                     project_decision=project_decision, live_project=live_project, decision=decision, issue=issue,
                     sharp_edge=sharp_edge, thought_session=thought_session, notebook=notebook)
     start = timezone.now() - timedelta(hours=1)
-    models = {"memory": Memory, "forgotten": Memory, "cube": Cube, "project": Project, "decision": Decision,
-              "issue": Issue, "sharp_edge": SharpEdge, "thought_session": ThoughtSession, "notebook": Notebook}
     for offset, kind in enumerate(KINDS):
-        _stamp(models[kind], world.item_id(kind), start + timedelta(seconds=offset))
+        _stamp(MODELS[kind], world.item_id(kind), start + timedelta(seconds=offset))
     assert Tombstone.objects.filter(memory=forgotten).exists()
     return world

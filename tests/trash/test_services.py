@@ -6,24 +6,19 @@ import pytest
 
 from apps.cognition.models import Tombstone, UndoEntry
 from apps.core.exceptions import Conflict, InvalidInput, NotFound
-from apps.cubes.models import Cube
 from apps.cubes.services import cube_share
 from apps.memories.models import Memory, MemoryLink
 from apps.memories.services import memory_delete
-from apps.projects.models import Decision, Issue, Project, SharpEdge
-from apps.reasoning.models import CellRun, Notebook, Thought, ThoughtSession
+from apps.projects.models import Decision
+from apps.reasoning.models import CellRun, Notebook, Thought
 from apps.reasoning.services.notebooks import notebook_directory
 from apps.trash import selectors
 from apps.trash.selectors import trash_get, trash_list, trash_page
 from apps.trash.services import trash_purge, trash_restore
 from tests.cognition.curation_support import nodes
-from tests.trash.conftest import KINDS
+from tests.trash.conftest import KINDS, MODELS
 
 pytestmark = pytest.mark.django_db
-
-MODELS = {"memory": Memory, "forgotten": Memory, "cube": Cube, "project": Project, "decision": Decision,
-          "issue": Issue, "sharp_edge": SharpEdge, "thought_session": ThoughtSession, "notebook": Notebook}
-
 
 def listed(actor, kind=None) -> list[tuple[str, str]]:
     return [(row["trash_kind"], row["trash_id"]) for row in trash_list(actor=actor, kind=kind)]
