@@ -13,7 +13,7 @@ from django.template.defaultfilters import truncatechars
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.core.exceptions import DomainError
@@ -82,6 +82,7 @@ def trash_index(request):
     return render(request, "trash/trash.html", {
         "form": form, "kind": kind, "kind_label": Kind(kind).label if kind else "", "page": page, "now": timezone.now(),
         "rows": [{"item": item, "url": _page_url(item)} for item in page.object_list],
+        "pager_query": urlencode({"kind": kind}) + "&" if kind else "",
     })
 
 

@@ -13,7 +13,8 @@ from apps.memories.services import memory_delete
 from apps.projects.models import Decision, Project
 from apps.projects.services import decision_add, project_create
 from apps.reasoning.models import Notebook, ThoughtSession
-from apps.reasoning.services.notebooks import notebook_create
+from apps.reasoning.services.notebooks import notebook_create, notebook_delete
+from apps.trash import selectors
 from tests.cognition.curation_support import nodes
 from tests.query_counts import flat
 from tests.reasoning.thought_support import think
@@ -59,6 +60,15 @@ def test_the_trash_filters_by_kind_and_says_what_is_wrong_with_a_bad_kind(alice,
     assert "Rainfall sums" in notebooks and "greenhouse" not in notebooks
     bad = html(alice.get(TRASH, {"kind": "photos"}))
     assert "Select a valid choice" in bad and "Rainfall sums" in bad
+
+
+def test_the_pages_of_a_filtered_trash_keep_the_filter(alice, user, deleted, monkeypatch):
+    monkeypatch.setattr(selectors, "PAGE_SIZE", 1)
+    notebook_delete(actor=user, notebook_id=notebook_create(actor=user, title="Honey yield").pk)
+    first = html(alice.get(TRASH, {"kind": "notebook"}))
+    assert "Honey yield" in first and "Rainfall sums" not in first
+    assert 'href="?kind=notebook&amp;page=2" rel="next"' in first
+    assert "Rainfall sums" in html(alice.get(TRASH, {"kind": "notebook", "page": "2"}))
 
 
 def test_an_empty_trash_says_so(alice, user):
@@ -146,7 +156,7 @@ def test_deleted_sessions_notebooks_and_memories_show_their_page_with_the_banner
         assert "was deleted on" in html(alice.get(url)), url
         assert bob.get(url).status_code == 404, url
     forgotten = html(alice.get(reverse("dashboard:memory-detail", args=[deleted.forgotten.pk])))
-    assert "It is deleted for good on" in forgotten
+    assert "This memory was forgotten on" in forgotten and "It is deleted for good on" in forgotten
     restore = reverse("trash:restore", args=["forgotten", deleted.forgotten.pk])
     assert escape(restore + "?next=") in forgotten
     alice.post(restore + "?next=" + reverse("dashboard:memory-detail", args=[deleted.forgotten.pk]))
