@@ -97,6 +97,12 @@ def main() -> None:
     from apps.memories.models import Memory
     from apps.memories.services import memory_store_many
 
+    from django.db import connection
+
+    # Two builds of one corpus at once would each fill it to --size (a 10k corpus of 19,872 was seen):
+    # the second waits here for the first, then finds the corpus built. Held until the process ends.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(hashtext('engram-bench-corpus'))")
     user = bench_user(CORPUS_USER)
     speakers, sentences = locomo_pieces(LOCOMO)
     have = Memory.objects.filter(owner=user).count()

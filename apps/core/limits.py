@@ -105,6 +105,10 @@ EVENT_ID = Range(0, 2**63 - 1)
 LIST_LIMIT = Range(1, 100, default=20)
 # The live graph's snapshot: how many nodes, newest first (the page draws every one).
 SNAPSHOT_NODES = Range(1, 10_000, default=2000)
+# A memory's local graph: the memories within this many links of it, and at most this many of them (it included),
+# nearest first, then the strongest paths (a page draws them all in a small frame).
+NEIGHBOURHOOD_DEPTH = Range(1, 3, default=1)
+NEIGHBOURHOOD_NODES = Range(1, 500, default=150)
 # Mind's context: items per kind (decisions, issues, sharp edges, episodes).
 CONTEXT_LIMIT = Range(1, 50, default=10)
 

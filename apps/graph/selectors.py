@@ -10,11 +10,13 @@ from django.db.models import Count, IntegerField, Max, Min, Subquery, Sum, Windo
 from django.db.models.functions import Left
 
 from apps.accounts.models import User
+from apps.cognition.selectors.walks import Rule, Step, ball, readable_cube_ids
 from apps.core.exceptions import InvalidInput
-from apps.core.limits import SNAPSHOT_NODES
+from apps.core.limits import NEIGHBOURHOOD_DEPTH, NEIGHBOURHOOD_NODES, SNAPSHOT_NODES
 from apps.cubes.access import cube_get_readable, cube_ids_readable
 from apps.graph.models import GraphEvent
 from apps.memories.models import CubeLexeme, Memory, MemoryLink
+from apps.memories.selectors import memory_get
 
 PREVIEW_CHARS = 200
 DEFAULT_SNAPSHOT_NODES = SNAPSHOT_NODES.default
@@ -128,6 +130,63 @@ def graph_snapshot(*, actor: User, cube_id: str | None = None, kind: str | None 
         total_nodes, shown_nodes, nodes_json, edges_json = cursor.fetchone()
     return GraphSnapshot(nodes_json=nodes_json, edges_json=edges_json, total_nodes=total_nodes,
                          shown_nodes=shown_nodes, last_event_id=last_event_id)
+
+
+# A local graph walks every link type both ways: what links to a memory belongs to it as much as what it links to.
+EITHER_WAY = Rule(forward=None, backward=None)
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """A memory's local graph: its nodes (node_payload plus ``depth``, the fewest links from the centre; the centre
+    first, then nearest and strongest first) and the links among them. ``capped``: memories within ``depth`` were
+    left out, by ``limit`` or by the walk's bound on links read a hop."""
+
+    centre_id: str
+    depth: int
+    limit: int
+    nodes: list[dict]
+    edges: list[dict]
+    capped: bool
+
+
+def graph_neighbourhood(*, actor: User, memory_id, depth: int | None = None,
+                        limit: int | None = None) -> Neighbourhood:
+    """The live memories the actor may read within ``depth`` links of a memory the actor may read (links of every
+    type, followed either way), and the links among them. At most ``limit`` nodes, the memory included: all of
+    depth 1 before any of depth 2, and within a depth the strongest first (the best product of link weights from
+    the memory). At most depth + 4 statements, whatever the graph's size: the memory, the readable cubes, one a
+    hop (cognition's walk, which reads at most ``limit`` nodes' links), the nodes, the links among them."""
+    depth = NEIGHBOURHOOD_DEPTH.clean(depth, field="depth")
+    limit = NEIGHBOURHOOD_NODES.clean(limit, field="limit")
+    centre = str(memory_get(actor=actor, memory_id=memory_id).pk)
+    read = ball(sources={centre: 1.0}, readable=readable_cube_ids(actor=actor), rule=EITHER_WAY, hops=depth,
+                max_nodes=limit)
+    hops = _hops_from(centre, read.steps)
+    shown = sorted(hops, key=lambda node: (hops[node], -read.reached[node], node))[:limit]
+    nodes = Memory.objects.filter(pk__in=shown).annotate(preview=Left("content", PREVIEW_CHARS))
+    rows = {str(row["id"]): row for row in nodes.values(*NODE_COLUMNS, "preview")}
+    links = MemoryLink.objects.filter(source_id__in=shown, target_id__in=shown).order_by("-weight", "id")
+    return Neighbourhood(
+        centre_id=centre, depth=depth, limit=limit,
+        nodes=[{**node_payload(rows[node]), "depth": hops[node]} for node in shown if node in rows],
+        edges=[edge_payload(**row) for row in links.values(*EDGE_COLUMNS)],
+        capped=read.truncated or len(hops) > limit,
+    )
+
+
+def _hops_from(centre: str, steps: dict[str, list[Step]]) -> dict[str, int]:
+    """Each node the walk reached -> the fewest links between it and the centre (breadth first over its steps)."""
+    hops, level = {centre: 0}, [centre]
+    while level:
+        following = []
+        for node in level:
+            for step in steps.get(node, ()):
+                if step.to not in hops:
+                    hops[step.to] = hops[node] + 1
+                    following.append(step.to)
+        level = following
+    return hops
 
 
 @dataclass(frozen=True)

@@ -26,13 +26,14 @@ from apps.cognition.selectors.tombstones import tombstone_deadline
 from apps.cognition.services.duplicates import memory_store_merging
 from apps.core.exceptions import DomainError, InvalidInput
 from apps.core.forms import add_service_error, in_form_words
+from apps.core.limits import NEIGHBOURHOOD_DEPTH
 from apps.core.pages import act, not_found_is_404, submit
 from apps.cubes.access import cube_allows
 from apps.cubes.selectors import cube_list, cube_list_with_stats
 from apps.memories.forms import (
     DuplicateChoiceForm, MemoryBulkForm, MemoryEditForm, MemoryListForm, MemoryStoreForm, SearchForm,
 )
-from apps.memories.models import Memory, Sector
+from apps.memories.models import Memory, MemoryLink, Sector
 from apps.memories.selectors import (
     memory_browse as memories_browsed, memory_browse_counts, memory_duplicates, memory_get, memory_links,
     memory_neighbours,
@@ -302,8 +303,24 @@ def memory_detail(request, memory_id):
     restore_url = (reverse("trash:restore", args=["forgotten", memory.pk]) + "?" + urlencode({"next": request.path})
                    if purged_at else reverse("dashboard:memory-restore", args=[memory.pk]))
     return render(request, "memories/memory_detail.html", {
-        "memory": memory, "links": links, "neighbours": neighbours, "purged_at": purged_at, "restore_url": restore_url,
+        "memory": memory, "links": links, "neighbours": neighbours, "local_graph": _local_graph(memory),
+        "purged_at": purged_at, "restore_url": restore_url,
     })
+
+
+def _local_graph(memory: Memory) -> dict:
+    """The configuration of the page's local graph (frontend/src/local.js), which loads it from the REST API."""
+    page = reverse("dashboard:memory-detail", args=[memory.pk])
+    return {
+        "memory": str(memory.pk),
+        "depth": NEIGHBOURHOOD_DEPTH.default,
+        "urls": {
+            "neighbourhood": reverse("graph_api:graph-memory-neighbourhood", args=[memory.pk]),
+            "page": page.replace(str(memory.pk), "MEMORY_ID"),
+        },
+        "linkTypes": [{"value": value, "label": label} for value, label in MemoryLink.LinkType.choices],
+        "sectors": [{"value": value, "label": label} for value, label in Sector.choices],
+    }
 
 
 @login_required

@@ -32,6 +32,7 @@ OPERATIONS = {
     "/api/v1/access/check/": {"post"},
     "/api/v1/graph/snapshot/": {"get"},
     "/api/v1/graph/memories/{memory_id}/boost/": {"post"},
+    "/api/v1/graph/memories/{memory_id}/neighbourhood/": {"get"},
     "/api/v1/graph/links/": {"post"},
     "/api/v1/graph/links/{source}/{target}/": {"delete"},
     **MIND_OPERATIONS,

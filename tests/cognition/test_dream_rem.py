@@ -90,3 +90,31 @@ def test_related_but_unlinked_knowledge_is_a_disconnected_blind_spot(user):
     disconnected = [spot for node, spot in spots.items() if node in {backup.pk, restore.pk, expiry.pk}]
     assert disconnected and all(spot.kind == "disconnected" and spot.best_score >= 0.35 for spot in disconnected)
     assert all(spot.hits[0]["node_id"] in {str(backup.pk), str(restore.pk), str(expiry.pk)} for spot in disconnected)
+
+
+def test_a_hits_reach_is_three_links_through_live_owned_nodes_in_one_statement(user, other_user,
+                                                                               django_assert_num_queries):
+    """REM's path check (a leap or a blind spot depends on it): a node counts as near when a path of at most
+    REM_PATH_HOPS links, either way, joins it to the walk's last node through the owner's live nodes; a deleted node
+    or another user's node breaks the path. One statement however many nodes lie within reach."""
+    from django.utils import timezone
+
+    from apps.cognition.services.dream import rem as rem_phase
+    from apps.cognition.services.dream.work import Context
+
+    a, b, c, d, e, f, g = nodes(user, *(f"Node {name} of a chain." for name in "abcdefg"))
+    [foreign] = nodes(other_user, "Another user's node.")
+    link(user, a, b, 0.5)
+    link(user, c, b, 0.5)  # against the walk's direction: links count either way
+    link(user, c, d, 0.5)
+    link(user, d, e, 0.5)  # four links from a: too far
+    link(user, a, f, 0.5)
+    link(user, f, g, 0.5)
+    MemoryLink.objects.create(source=a, target=foreign, weight=0.5)
+    Memory.objects.filter(pk=f.pk).update(deleted_at=timezone.now())  # g is reached only through the deleted f
+    ctx = Context.__new__(Context)
+    ctx.owner, ctx.cube_ids = user, sorted({m.cube_id for m in (a, b, c, d, e, f, g)})
+    everyone = {str(m.pk) for m in (b, c, d, e, g, foreign)}
+    with django_assert_num_queries(1):
+        near = rem_phase._near(ctx, str(a.pk), everyone)
+    assert near == {str(b.pk), str(c.pk), str(d.pk)}

@@ -64,9 +64,26 @@ def test_a_record_is_one_statement_relaxed_alone_and_waiting_with_a_callers_writ
     item = SessionItem.objects.get(pk=recorded.item_id)
     assert (item.session_id, item.activated) == (session.pk, [{"node_id": str(node.pk), "score": 0.9}])
     with transaction.atomic(), connection.cursor() as cursor:  # a store's record commits with the store
-        with django_assert_num_queries(3):  # the recent items, the active subgraph, the record
+        with django_assert_num_queries(2):  # the recent items with the active subgraph, the record
             session_record(session=session, **facts)
         cursor.execute("SHOW synchronous_commit")
         assert cursor.fetchone()[0] == "on"
     session.refresh_from_db()
     assert session.interactions == 2 and SessionItem.objects.filter(session=session).count() == 2
+
+
+def test_the_active_nodes_are_this_items_then_the_newest_items(user, monkeypatch):
+    """RECENT_ITEMS caps the active subgraph: this item's nodes come first, then each earlier item's, newest first."""
+    from apps.cognition.services import sessions
+
+    monkeypatch.setattr(sessions, "RECENT_ITEMS", 3)
+    a, b, c, d = nodes(user, "The staging database restarts every night at two.", "The user likes a dark editor theme.",
+                       "Deploys go out on Fridays.", "Every deploy is reviewed by the platform team.")
+    session = session_start(actor=user)
+    [vector] = embed_texts([QUERIES[0]])
+    for activated in ([a], [b, c]):
+        session_record(session=session, kind="query", text=QUERIES[0], vector=vector,
+                       activated=[(str(node.pk), 0.5) for node in activated], nearest_node_cosine=None)
+    _, _, facts = sessions._recent_and_facts(session, sessions.vector_text(vector), [str(d.pk)])
+    assert set(facts.node_ids) == {str(d.pk), str(b.pk), str(c.pk)}
+    assert set(facts.vectors) == set(facts.node_ids)

@@ -202,3 +202,23 @@ def test_bad_filters_name_their_field(filters, field):
     assert caught.value.field == field
 
 
+
+
+def test_words_never_stemmed_before_cost_no_statement_of_their_own(user, corpus, monkeypatch):
+    """A word this process has not stemmed yet is stemmed in the statement that reads the words' counts: a query
+    of new words sends as many statements as the same query again, and finds the same memories."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.memories.services.retrieval import lexical
+
+    monkeypatch.setattr(lexical, "_lexeme_cache", {})
+    text = "mountains hiking near the lake"
+    with CaptureQueriesContext(connection) as fresh:
+        first = memory_retrieve(actor=user, text=text)
+    assert "hiking" in lexical._lexeme_cache and lexical._lexeme_cache["hiking"] == frozenset({"hike"})
+    with CaptureQueriesContext(connection) as cached:
+        again = memory_retrieve(actor=user, text=text)
+    assert len(fresh) == len(cached)
+    assert ids(first) == ids(again) and ids(first)[0] == corpus["trip"].pk
+    assert first.items[0].lexical > 0

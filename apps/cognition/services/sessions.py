@@ -81,16 +81,12 @@ def session_record(*, session: CgSession, kind: str, text: str, vector: Sequence
                    activated: list[tuple[str, float]], nearest_node_cosine: float | None) -> Recorded:
     """Add a query or store to the session and bring its UTL state up to date: delta S against the latest items
     and the nearest live node, entropy as their EWMA, coherence over the nodes the latest items activated, L."""
-    sent = vector_text(vector)  # once: both statements send it
-    best_recent, centroid_cosine, earlier_activated = _against_recent(session, sent)
+    sent = vector_text(vector)
+    current = list(dict.fromkeys(str(node_id) for node_id, _ in activated))
+    best_recent, centroid_cosine, facts = _recent_and_facts(session, sent, current)
     surprise = utl.surprise([best_recent, nearest_node_cosine])
     entropy = utl.entropy_next(session.entropy, surprise, first=session.interactions == 0)
-    nodes = [str(node_id) for node_id, _ in activated]
-    for earlier in earlier_activated:
-        nodes.extend(entry["node_id"] for entry in earlier)
-    nodes = list(dict.fromkeys(nodes))[:RECENT_ITEMS]
-    # The owner's id is all coherence reads: User(pk=...) spares loading the row.
-    coherence = active_coherence(owner=User(pk=session.owner_id), node_ids=nodes)
+    coherence = _coherence(facts)
     stage = utl.stage_of(session.interactions + 1)
     centroid_cosine = 1.0 if centroid_cosine is None else centroid_cosine
     score = utl.learning_score(surprise=surprise, coherence_score=coherence, stage=stage,
@@ -121,57 +117,75 @@ def _write_record(session: CgSession, *, kind, text, vector, delta_s, entropy, c
         return cursor.fetchone()
 
 
-def _against_recent(session: CgSession, text: str) -> tuple[float | None, float | None, list]:
-    """The best cosine of the vector (``text``: vector_text's) to the session's latest items, its cosine to their
-    centroid, and the nodes each of them activated (newest first): one statement, the vectors compared where they
-    are stored."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT max(1 - (vector <=> %s::halfvec)), 1 - (avg(vector::vector) <=> %s::vector), "
-            f"coalesce(json_agg(activated ORDER BY created_at DESC), '[]') "
-            f"FROM (SELECT vector, activated, created_at FROM {SessionItem._meta.db_table} WHERE session_id = %s "
-            f"ORDER BY created_at DESC LIMIT %s) recent",
-            [text, text, session.pk, RECENT_ITEMS])
-        best, centroid, activated = cursor.fetchone()
-    return best, centroid, activated if isinstance(activated, list) else json.loads(activated)
+@dataclass(frozen=True)
+class SubgraphFacts:
+    """What coherence reads about the active nodes: the links among them, their vectors, the flagged ones."""
+    node_ids: list[str]
+    edges: list[tuple[str, str]]
+    vectors: dict[str, np.ndarray]
+    flagged: set[str]
 
 
-def active_coherence(*, owner: User, node_ids: list[str]) -> float:
-    """Coherence of the active subgraph: connectivity and cluster fit of the nodes (groups: their connected
-    components), and the share of them free of open ambiguity tasks and correction notes."""
-    if not node_ids:
-        return 0.0
-    edges, vectors, flagged = _subgraph_facts(owner, node_ids)
-    groups = utl.components(node_ids, edges)
-    consistency = sum(1 for node in node_ids if node not in flagged) / len(node_ids)
-    return utl.coherence(connectivity_share=utl.connectivity(node_ids, edges), fit=utl.cluster_fit(vectors, groups),
-                         consistency=consistency)
-
-
-def _subgraph_facts(owner: User, node_ids: list[str]) -> tuple[list[tuple[str, str]], dict[str, np.ndarray], set[str]]:
-    """Everything coherence needs about the nodes, in one statement: the links among them, their vectors (in
-    pgvector's binary form: 50 parsed from text cost more than the rest of a session record, and 1,225 distances
-    sent as rows a millisecond), and the nodes an open ambiguity task or a correction note flags."""
-    link, vector = MemoryLink._meta.db_table, MemoryVector._meta.db_table
+def _recent_and_facts(session: CgSession, vector: str, current: list[str]) -> tuple[float | None, float | None,
+                                                                                     SubgraphFacts]:
+    """In one statement: the best cosine of the vector (``vector``: vector_text's) to the session's latest items, its
+    cosine to their centroid, and the facts of the active nodes (the ones this item activated, then the ones each of
+    the latest items did, newest first; RECENT_ITEMS of them): the links among them, their vectors (in pgvector's
+    binary form: 50 parsed from text cost more than the rest of a session record), and the nodes an open ambiguity
+    task or a correction note flags. One statement instead of two in sequence: the nodes come from the items."""
+    item, link, stored = SessionItem._meta.db_table, MemoryLink._meta.db_table, MemoryVector._meta.db_table
     task, note = CurationTask._meta.db_table, Annotation._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT 'edge', source_id::text, target_id::text, NULL::bytea FROM {link} "
-            f"WHERE source_id = ANY(%(ids)s::uuid[]) AND target_id = ANY(%(ids)s::uuid[]) "
-            f"UNION ALL SELECT 'vector', memory_id::text, NULL, halfvec_send(embedding) FROM {vector} "
-            f"WHERE memory_id = ANY(%(ids)s::uuid[]) "
-            f"UNION ALL SELECT 'flagged', unnest(node_ids)::text, NULL, NULL FROM {task} WHERE owner_id = %(owner)s "
-            f"AND status = %(open)s AND task_type = %(ambiguity)s AND node_ids && %(ids)s::uuid[] "
-            f"UNION ALL SELECT 'flagged', memory_id::text, NULL, NULL FROM {note} "
-            f"WHERE memory_id = ANY(%(ids)s::uuid[]) AND annotation_type = %(correction)s",
-            {"ids": node_ids, "owner": owner.pk, "open": CurationTask.Status.OPEN,
+            f"WITH recent AS MATERIALIZED (SELECT vector, activated, row_number() OVER (ORDER BY created_at DESC) AS n "
+            f"FROM {item} WHERE session_id = %(session)s ORDER BY created_at DESC LIMIT %(recent)s), "
+            f"listed AS (SELECT node, 0::bigint AS n, ord FROM unnest(%(current)s::text[]) WITH ORDINALITY AS c (node, ord) "
+            f"UNION ALL SELECT e.value ->> 'node_id', r.n, e.ord FROM recent r "
+            f"CROSS JOIN LATERAL jsonb_array_elements(r.activated) WITH ORDINALITY AS e (value, ord)), "
+            f"chosen AS MATERIALIZED (SELECT node, min(ARRAY[n, ord]) AS first FROM listed GROUP BY node "
+            f"ORDER BY first LIMIT %(recent)s), "
+            f"ids AS MATERIALIZED (SELECT coalesce(array_agg(node::uuid), '{{}}') AS ids FROM chosen) "
+            f"SELECT 'recent', max(1 - (vector <=> %(vector)s::halfvec))::text, "
+            f"(1 - (avg(vector::vector) <=> %(vector)s::vector))::text, NULL::bytea FROM recent "
+            f"UNION ALL SELECT 'node', node, NULL, NULL FROM chosen "
+            f"UNION ALL SELECT 'edge', source_id::text, target_id::text, NULL FROM {link}, ids "
+            f"WHERE source_id = ANY(ids.ids) AND target_id = ANY(ids.ids) "
+            f"UNION ALL SELECT 'vector', memory_id::text, NULL, halfvec_send(embedding) FROM {stored}, ids "
+            f"WHERE memory_id = ANY(ids.ids) "
+            f"UNION ALL SELECT 'flagged', unnest(node_ids)::text, NULL, NULL FROM {task}, ids WHERE owner_id = %(owner)s "
+            f"AND status = %(open)s AND task_type = %(ambiguity)s AND node_ids && ids.ids "
+            f"UNION ALL SELECT 'flagged', memory_id::text, NULL, NULL FROM {note}, ids "
+            f"WHERE memory_id = ANY(ids.ids) AND annotation_type = %(correction)s",
+            {"session": session.pk, "recent": RECENT_ITEMS, "current": current, "vector": vector,
+             "owner": session.owner_id, "open": CurationTask.Status.OPEN,
              "ambiguity": CurationTask.TaskType.AMBIGUITY_DETECTED,
              "correction": Annotation.AnnotationType.CORRECTION})
         rows = cursor.fetchall()
-    edges = [(a, b) for kind, a, b, _ in rows if kind == "edge"]
-    vectors = {a: HalfVector.from_binary(data).to_numpy().astype(np.float64) for kind, a, _, data in rows
-               if kind == "vector"}
-    return edges, vectors, {a for kind, a, _, _ in rows if kind == "flagged"}
+    best = centroid = None
+    node_ids, edges, vectors, flagged = [], [], {}, set()
+    for kind, a, b, data in rows:
+        if kind == "recent":
+            best, centroid = (None if a is None else float(a)), (None if b is None else float(b))
+        elif kind == "node":
+            node_ids.append(a)
+        elif kind == "edge":
+            edges.append((a, b))
+        elif kind == "vector":
+            vectors[a] = HalfVector.from_binary(data).to_numpy().astype(np.float64)
+        else:
+            flagged.add(a)
+    return best, centroid, SubgraphFacts(node_ids, edges, vectors, flagged)
+
+
+def _coherence(facts: SubgraphFacts) -> float:
+    """Coherence of the active subgraph: connectivity and cluster fit of the nodes (groups: their connected
+    components), and the share of them free of open ambiguity tasks and correction notes."""
+    if not facts.node_ids:
+        return 0.0
+    groups = utl.components(facts.node_ids, facts.edges)
+    consistency = sum(1 for node in facts.node_ids if node not in facts.flagged) / len(facts.node_ids)
+    return utl.coherence(connectivity_share=utl.connectivity(facts.node_ids, facts.edges),
+                         fit=utl.cluster_fit(facts.vectors, groups), consistency=consistency)
 
 
 def pulse_get(*, actor: User, session_id=None) -> utl.Pulse:

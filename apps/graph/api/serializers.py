@@ -3,7 +3,7 @@ from rest_framework.settings import ISO_8601
 
 from apps.core.aliases import Aliases
 from apps.core.api.serializers import JSONFloatField, StrictSerializer
-from apps.core.limits import SNAPSHOT_NODES, UNIT
+from apps.core.limits import NEIGHBOURHOOD_DEPTH, NEIGHBOURHOOD_NODES, SNAPSHOT_NODES, UNIT
 from apps.cubes.api.serializers import CubeIdField
 from apps.memories.api.serializers import SectorField
 from apps.memories.models import Memory, MemoryLink
@@ -60,6 +60,28 @@ class SnapshotSerializer(serializers.Serializer):
     shown_nodes = serializers.IntegerField(help_text="Nodes returned: showing shown_nodes of total_nodes.")
     last_event_id = serializers.IntegerField(
         help_text="Subscribe on /ws/graph/ with since set to this to receive every later change.")
+
+
+class NeighbourhoodQuerySerializer(StrictSerializer):
+    depth = serializers.IntegerField(required=False, default=NEIGHBOURHOOD_DEPTH.default, **NEIGHBOURHOOD_DEPTH.drf(),
+                                     help_text=f"How many links away from the memory, {NEIGHBOURHOOD_DEPTH} "
+                                               f"(default {NEIGHBOURHOOD_DEPTH.default}).")
+    limit = serializers.IntegerField(required=False, default=NEIGHBOURHOOD_NODES.default, **NEIGHBOURHOOD_NODES.drf(),
+                                     help_text=f"Most nodes to return, the memory included: {NEIGHBOURHOOD_NODES} "
+                                               f"(default {NEIGHBOURHOOD_NODES.default}).")
+
+
+class NeighbourhoodNodeSerializer(GraphNodeSerializer):
+    depth = serializers.IntegerField(help_text="The fewest links between this node and the memory (0: the memory).")
+
+
+class NeighbourhoodSerializer(serializers.Serializer):
+    centre = serializers.UUIDField(source="centre_id", help_text="The memory the neighbourhood is around.")
+    depth = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    nodes = NeighbourhoodNodeSerializer(many=True, help_text="The memory first, then the nearest and strongest.")
+    edges = GraphEdgeSerializer(many=True, help_text="The links among the nodes shown.")
+    capped = serializers.BooleanField(help_text="True when memories within depth were left out to keep to limit.")
 
 
 class BoostSerializer(StrictSerializer):

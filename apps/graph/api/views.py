@@ -6,10 +6,10 @@ from rest_framework.views import APIView
 
 from apps.core.api.serializers import error_responses, validated
 from apps.graph.api.serializers import (
-    GRAPH_ALIASES, BoostSerializer, LinkCreateSerializer, LinkSerializer, SnapshotQuerySerializer, SnapshotSerializer,
-    UnlinkResultSerializer,
+    GRAPH_ALIASES, BoostSerializer, LinkCreateSerializer, LinkSerializer, NeighbourhoodQuerySerializer,
+    NeighbourhoodSerializer, SnapshotQuerySerializer, SnapshotSerializer, UnlinkResultSerializer,
 )
-from apps.graph.selectors import graph_snapshot
+from apps.graph.selectors import graph_neighbourhood, graph_snapshot
 from apps.memories.api.serializers import MemorySerializer
 from apps.memories.api.views import MEMORY_ID
 from apps.memories.services import memory_boost
@@ -35,6 +35,24 @@ class GraphSnapshotView(APIView):
                 f'"total_nodes":{snapshot.total_nodes},"shown_nodes":{snapshot.shown_nodes},'
                 f'"last_event_id":{snapshot.last_event_id}}}')
         return HttpResponse(body, content_type="application/json")
+
+
+@extend_schema(tags=["graph"], parameters=[MEMORY_ID])
+class NeighbourhoodView(APIView):
+    @extend_schema(
+        operation_id="graph_neighbourhood",
+        summary="A memory's local graph",
+        description="The live memories within `depth` links of a memory (every link type, either way) and the "
+                    "links among them: the memory first, all of depth 1 before depth 2, the strongest paths first "
+                    "within a depth, at most `limit` nodes (`capped` says when some were left out). The memory "
+                    "page's local graph.",
+        parameters=[NeighbourhoodQuerySerializer],
+        responses={200: NeighbourhoodSerializer, **error_responses(400, 401, 403, 404)},
+    )
+    def get(self, request, memory_id: str):
+        query = validated(NeighbourhoodQuerySerializer, request.query_params)
+        found = graph_neighbourhood(actor=request.user, memory_id=memory_id, **query)
+        return Response(NeighbourhoodSerializer(found).data)
 
 
 @extend_schema(tags=["graph"], parameters=[MEMORY_ID])

@@ -59,15 +59,20 @@ def _owned_nodes(ctx: Context):
 
 def _steps(ctx: Context, node: str) -> list[tuple[str, float, str, bool]]:
     """(neighbour, weight, link type, forward) for each link of the node to another of the owner's live nodes,
-    in a fixed order."""
-    links = (MemoryLink.objects.filter(Q(source_id=node) | Q(target_id=node))
-             .filter(source__in=_owned_nodes(ctx), target__in=_owned_nodes(ctx))
-             .values_list("source_id", "target_id", "weight", "link_type").order_by("pk"))
-    steps = []
-    for source, target, weight, link_type in links:
-        forward = str(source) == node
-        steps.append((str(target) if forward else str(source), weight, link_type, forward))
-    return steps
+    in a fixed order. Raw SQL: a walk asks this at every hop, and the ORM took longer to build the statement
+    (two ownership subqueries) than PostgreSQL to answer it."""
+    memory, link = Memory._meta.db_table, MemoryLink._meta.db_table
+    owned = "{0}.owner_id = %(owner)s AND {0}.cube_id = ANY(%(cubes)s) AND {0}.deleted_at IS NULL"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT l.source_id::text, l.target_id::text, l.weight, l.link_type FROM {link} l "
+            f"JOIN {memory} s ON s.id = l.source_id JOIN {memory} t ON t.id = l.target_id "
+            f"WHERE (l.source_id = %(node)s OR l.target_id = %(node)s) AND {owned.format('s')} AND {owned.format('t')} "
+            f"ORDER BY l.id",
+            {"node": node, "owner": ctx.owner.pk, "cubes": list(ctx.cube_ids)})
+        rows = cursor.fetchall()
+    return [(target, weight, link_type, True) if source == node else (source, weight, link_type, False)
+            for source, target, weight, link_type in rows]
 
 
 def walk(ctx: Context, start: str, rng: random.Random) -> list[dict]:
@@ -86,18 +91,28 @@ def walk(ctx: Context, start: str, rng: random.Random) -> list[dict]:
 
 
 def _near(ctx: Context, node: str, others: set[str]) -> set[str]:
-    """Those of ``others`` within REM_PATH_HOPS links of ``node`` (either way, through the owner's nodes)."""
-    reached, frontier = {node}, {node}
-    for _ in range(REM_PATH_HOPS):
-        if not frontier or others <= reached:
-            break
-        found = set()
-        for source, target in MemoryLink.objects.filter(Q(source_id__in=frontier) | Q(target_id__in=frontier)
-                                                        ).values_list("source_id", "target_id"):
-            found |= {str(source), str(target)}
-        frontier = {pk for pk in found - reached if pk in _owned(ctx, found - reached)}
-        reached |= frontier
-    return others & reached
+    """Those of ``others`` within REM_PATH_HOPS links of ``node`` (either way, through the owner's live nodes in the
+    run's cubes). One statement, a level per hop: a walk's neighbourhood three links out can hold thousands of
+    nodes after NREM has linked the graph, and walking it from Python (a statement per level and per ownership
+    check, every node sent back and forth) made REM walk 2-3 times a second."""
+    if not others:
+        return set()
+    memory, link = Memory._meta.db_table, MemoryLink._meta.db_table
+
+    def neighbours(level: str) -> str:
+        return (f"SELECT l.target_id AS id FROM {link} l JOIN {level} f ON l.source_id = f.id UNION "
+                f"SELECT l.source_id FROM {link} l JOIN {level} f ON l.target_id = f.id")
+
+    levels = ["level0 AS (SELECT %(node)s::uuid AS id)"]
+    for hop in range(1, REM_PATH_HOPS + 1):
+        levels.append(f"level{hop} AS MATERIALIZED (SELECT n.id FROM ({neighbours(f'level{hop - 1}')}) n "
+                      f"JOIN {memory} m ON m.id = n.id AND m.owner_id = %(owner)s AND m.cube_id = ANY(%(cubes)s) "
+                      f"AND m.deleted_at IS NULL)")
+    reached = " UNION ".join(f"SELECT id FROM level{hop}" for hop in range(REM_PATH_HOPS + 1))
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH {', '.join(levels)} SELECT id::text FROM ({reached}) r WHERE id = ANY(%(others)s::uuid[])",
+                       {"node": node, "owner": ctx.owner.pk, "cubes": list(ctx.cube_ids), "others": list(others)})
+        return {row[0] for row in cursor.fetchall()}
 
 
 def _owned(ctx: Context, node_ids) -> set[str]:

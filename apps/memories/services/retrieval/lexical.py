@@ -71,28 +71,42 @@ def _term_match(word: str) -> RawSQL:
     return RawSQL("search_vector @@ to_tsquery(%s::regconfig, %s)", (SEARCH_CONFIG, word), output_field=BooleanField())
 
 
-def _distinct_lexeme_words(terms: list[str]) -> dict[str, frozenset[str]]:
+def _distinct_lexeme_words(lexemes: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
     """One query word per distinct set of lexemes, with its lexemes ("paint" and "painting" share one)."""
     words, seen = {}, set()
-    for word, lexemes in lexemes_of(terms).items():
-        if lexemes and lexemes not in seen:  # a stop word has no lexeme
-            seen.add(lexemes)
-            words[word] = lexemes
+    for word, found in lexemes.items():
+        if found and found not in seen:  # a stop word has no lexeme
+            seen.add(found)
+            words[word] = found
     return words
 
 
-def _document_frequencies(cube_ids: list[str], words: dict[str, frozenset[str]]) -> tuple[int, dict[str, int]]:
-    """The number of live memories in the cubes, and how many of them contain each word, from the counts
-    the triggers keep (CubeLexeme): a few index reads however common the words are."""
-    lexemes = sorted({CubeLexeme.LIVE_MEMORIES} | set().union(*words.values()))
+def _words_and_frequencies(cube_ids: list[str], terms: list[str]) -> tuple[dict[str, frozenset[str]], int,
+                                                                            dict[str, int]]:
+    """The query's distinct words with their lexemes, the number of live memories in the cubes, and how many of
+    them contain each word, from the counts the triggers keep (CubeLexeme): a few index reads however common the
+    words are. Words this process has not stemmed yet are stemmed in the same statement (no round trip of their
+    own: it was one statement in seven of a retrieval)."""
+    known = _cached_lexemes(terms)
+    missing = [word for word in dict.fromkeys(terms) if word not in known]
+    cached = sorted({CubeLexeme.LIVE_MEMORIES}.union(*known.values()))
     # Raw SQL: every retrieval and search runs this, and the ORM took longer to build it than PostgreSQL to run it.
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT lexeme, sum(documents) FROM {CubeLexeme._meta.db_table} "
-                       "WHERE cube_id = ANY(%s::varchar[]) AND lexeme = ANY(%s::text[]) GROUP BY lexeme",
-                       [list(cube_ids), lexemes])
-        counts = dict(cursor.fetchall())
+        cursor.execute(
+            f"WITH stemmed AS (SELECT word, tsvector_to_array(to_tsvector(%s::regconfig, word)) AS lexemes "
+            f"FROM unnest(%s::text[]) AS word) "
+            f"SELECT word, lexemes, NULL::bigint FROM stemmed UNION ALL "
+            f"SELECT lexeme, NULL, sum(documents) FROM {CubeLexeme._meta.db_table} WHERE cube_id = ANY(%s::varchar[]) "
+            f"AND lexeme = ANY(%s::text[] || ARRAY(SELECT unnest(lexemes) FROM stemmed)) GROUP BY lexeme",
+            [SEARCH_CONFIG, missing, list(cube_ids), cached])
+        rows = cursor.fetchall()
+    stems = {word: frozenset(lexemes) for word, lexemes, count in rows if count is None}
+    counts = {lexeme: count for lexeme, _, count in rows if count is not None}
+    _remember_lexemes(stems)
+    words = _distinct_lexeme_words({word: known.get(word) or stems.get(word, frozenset()) for word in dict.fromkeys(terms)})
     # A word PostgreSQL splits into several lexemes matches as a phrase: at most its rarest lexeme's count.
-    return counts.get(CubeLexeme.LIVE_MEMORIES, 0), {word: min(counts.get(lexeme, 0) for lexeme in found) for word, found in words.items()}
+    frequencies = {word: min(counts.get(lexeme, 0) for lexeme in found) for word, found in words.items()}
+    return words, counts.get(CubeLexeme.LIVE_MEMORIES, 0), frequencies
 
 
 @dataclass(frozen=True)
@@ -172,8 +186,7 @@ def lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str], 
         scope_sql, scope_params = base.order_by().values("pk").query.sql_with_params()
     except EmptyResultSet:  # no readable cube: Django will not write "cube_id IN ()"
         return LexicalModel(words=[], weights=[], matches=0, matches_exact=True, scope_size=0, best_matches=[])
-    lexeme_words = _distinct_lexeme_words(parsed.terms)
-    scope_size, frequencies = _document_frequencies(cube_ids, lexeme_words)
+    lexeme_words, scope_size, frequencies = _words_and_frequencies(cube_ids, parsed.terms)
     corrections = {}
     if fuzzy and any(frequency == 0 for frequency in frequencies.values()):
         found = _corrections(cube_ids, {word: lexeme_words[word] for word, count in frequencies.items() if not count})
@@ -273,7 +286,7 @@ def _estimated_rows(queryset) -> int:
 def lexemes_of(words: list[str]) -> dict[str, frozenset[str]]:
     """What PostgreSQL's stemmer makes of each word. A word always stems the same way, so answers are
     kept per process and only new words cost a round trip."""
-    known = {word: _lexeme_cache[word] for word in words if word in _lexeme_cache}
+    known = _cached_lexemes(words)
     missing = [word for word in dict.fromkeys(words) if word not in known]
     if missing:
         with connection.cursor() as cursor:
@@ -282,8 +295,16 @@ def lexemes_of(words: list[str]) -> dict[str, frozenset[str]]:
                 [SEARCH_CONFIG, missing],
             )
             found = {word: frozenset(lexemes) for word, lexemes in cursor.fetchall()}
-        if len(_lexeme_cache) + len(found) > LEXEME_CACHE_WORDS:
-            _lexeme_cache.clear()
-        _lexeme_cache.update(found)
+        _remember_lexemes(found)
         known.update(found)
     return known
+
+
+def _cached_lexemes(words: list[str]) -> dict[str, frozenset[str]]:
+    return {word: _lexeme_cache[word] for word in words if word in _lexeme_cache}
+
+
+def _remember_lexemes(found: dict[str, frozenset[str]]) -> None:
+    if len(_lexeme_cache) + len(found) > LEXEME_CACHE_WORDS:
+        _lexeme_cache.clear()
+    _lexeme_cache.update(found)
