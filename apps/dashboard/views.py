@@ -38,7 +38,7 @@ PALETTE_PAGES = (
     ("Cognition", "Dreams", "dashboard:cognition-dreams", "dream consolidation sleep nrem rem"),
     ("Cognition", "Gardener", "dashboard:cognition-gardener", "cycles tending"),
     ("Cognition", "Undo history", "dashboard:cognition-undo", "revert"),
-    ("Cognition", "Trash", "dashboard:cognition-trash", "deleted forgotten restore tombstones"),
+    ("Cognition", "Forgotten nodes", "dashboard:cognition-trash", "trash deleted forgotten restore tombstones"),
     ("Cognition", "Blind spots", "dashboard:cognition-blind-spots", "gaps"),
     ("Cognition", "Homeostasis", "dashboard:cognition-homeostasis", "balance health"),
     ("Cognition", "Neuromodulation", "dashboard:cognition-neuromodulation", "dopamine serotonin"),

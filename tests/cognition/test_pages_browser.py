@@ -61,7 +61,7 @@ def test_approve_a_merge_and_undo_it_through_the_pages_on_a_phone(live_server, u
         expect(page.locator(".cg-item", has_text="Merge of 2 nodes")).to_contain_text("undone")
 
         for path, heading, name in (("/cognition/", "Pulse", "cognition-pulse"),
-                                    ("/cognition/trash/", "Trash", "cognition-trash"),
+                                    ("/cognition/trash/", "Forgotten nodes", "cognition-trash"),
                                     ("/cognition/scratchpad/", "Scratchpad", "cognition-scratchpad"),
                                     (f"/memories/{dark.pk}/", "Memory", "cognition-lineage")):
             page.goto(live_server.url + path)
