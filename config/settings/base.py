@@ -22,6 +22,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "django.forms",  # the built-in widget templates, for FORM_RENDERER below
     "channels",
     "rest_framework",
     "drf_spectacular",
@@ -70,6 +71,9 @@ TEMPLATES = [
         },
     },
 ]
+# Widgets render through the templates above, so that templates/ can change one of Django's (the admin's date and
+# time boxes get labels: templates/admin/widgets/split_datetime.html).
+FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 
 # --- Database -------------------------------------------------------------------------------
 # DATABASE_URL selects an external PostgreSQL (it must have pgvector); without it Engram runs
@@ -283,6 +287,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # No deep links: Swagger UI puts each operation's link inside the button that opens it, a link in a button
+    # (axe-core's nested-interactive), and too small to tap. No syntax colours: its themes' colours are too faint.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": False, "syntaxHighlight": False},
     # primary_sector, sector and sectors share the Sector choices: name their schema enum once.
     "ENUM_NAME_OVERRIDES": {
         "SectorEnum": "apps.memories.models.Sector",
