@@ -63,6 +63,7 @@ def test_a_cube_and_filters_come_from_the_query_string(alice, user):
     html = response.content.decode()
     assert f'<option value="{mine.pk}" selected>' in html
     assert '<option value="episodic" selected>' in html
+    assert 'name="tag" type="text" list="graph-tags" value="garden"' in html
 
 
 @pytest.mark.parametrize("cube_id", ["bob-cube", "no-such-cube"])
