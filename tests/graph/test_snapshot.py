@@ -109,6 +109,7 @@ def test_another_user_sees_nothing_of_alices_graph(api_client_for, other_user, a
     bob = api_client_for(other_user)
     body = bob.get(URL).json()
     assert (body["nodes"], body["edges"], body["total_nodes"]) == ([], [], 0)
+    assert bob.get(URL, {"tag": "payments"}).json()["total_nodes"] == 0
     foreign = bob.get(URL, {"cube": alice_graph[0].cube_id})
     unknown = bob.get(URL, {"cube": "no-such-cube"})
     assert foreign.status_code == unknown.status_code == 404
@@ -128,6 +129,7 @@ def test_a_read_token_is_enough_and_anonymous_is_refused(client, api_client_for,
     ({"sector": "spatial"}, "sector"),
     ({"kind": "hunch"}, "kind"),
     ({"tag": "t" * 101}, "tag"),
+    ({"tag": "a\x00b"}, "tag"),
     ({"min_strength": 1.5}, "min_strength"),
     ({"date_from": "yesterday"}, "date_from"),
     ({"date_from": "2026-02-01", "date_to": "2026-01-01"}, "date_to"),
