@@ -19,6 +19,8 @@ export const SMALL_CLUSTER_COLOR = "#94a3b8";
 export const UNLINKED_COLOR = "#b6bfcc";
 // A cluster smaller than this shares the small clusters' grey: a colour per linked pair would run out.
 const MIN_COLOURED = 3;
+// How many clusters the legend lists (and the drawing names), largest first.
+const LISTED = 12;
 const NAME_TERMS = 3;
 // A tag is a person's own word for what a memory is about: it names a cluster before an equally common keyword.
 const TAG_WEIGHT = 1.25;
@@ -51,8 +53,9 @@ export function unlinkedNodes(graph) {
   return graph.filterNodes((node) => graph.degree(node) === 0);
 }
 
-// Clusters of the graph, largest first: {id, nodes, color, name, coloured}; `previous` (the last result)
-// keeps colours where clusters overlap.
+// Clusters of the graph, largest first: {nodes, key, color, name, coloured, listed}; `previous` (the last
+// result) keeps keys, and so colours, where clusters overlap. `listed`: among the LISTED largest coloured ones,
+// which the legend and the drawing name.
 export function findClusters(graph, previous = null) {
   const linked = linkedGraph(graph);
   const membership = linked.size ? louvain(linked, { getEdgeWeight: "weight", rng: seededRandom(RNG_SEED) }) : {};
@@ -63,8 +66,9 @@ export function findClusters(graph, previous = null) {
   }
   const clusters = [...groups.values()]
     .sort((a, b) => b.length - a.length || (a[0] < b[0] ? -1 : 1))
-    .map((nodes, index) => ({ id: index, nodes, coloured: nodes.length >= MIN_COLOURED }));
+    .map((nodes) => ({ nodes, coloured: nodes.length >= MIN_COLOURED }));
   assignColours(clusters, previous);
+  clusters.filter((cluster) => cluster.coloured).forEach((cluster, index) => { cluster.listed = index < LISTED; });
   const frequency = termFrequency(graph);
   for (const cluster of clusters) cluster.name = clusterName(graph, cluster.nodes, frequency, graph.order);
   const byNode = new Map();
@@ -72,8 +76,9 @@ export function findClusters(graph, previous = null) {
   return { clusters, byNode, unlinked: unlinkedNodes(graph) };
 }
 
-// Each coloured cluster takes the colour of the previous cluster it shares most nodes with (largest
-// clusters choose first), or the first colour no one has; past the palette, clusters are grey.
+// Each coloured cluster takes the key of the previous cluster it shares most nodes with (largest clusters
+// choose first), or the smallest key no one has; its colour is the key's in the palette, which repeats past
+// twelve (clusters laid out by size, layout.js, put those of one colour far apart).
 function assignColours(clusters, previous) {
   const taken = new Set();
   const before = previous ? previous.byNode : new Map();
@@ -91,14 +96,13 @@ function assignColours(clusters, previous) {
     for (const [candidate, count] of overlap) {
       if (count > best) [key, best] = [candidate, count];
     }
-    if (key === null) key = CLUSTER_COLORS.findIndex((_, index) => !taken.has(index));
-    if (key === -1) {
-      cluster.coloured = false;
-      continue;
+    if (key === null) {
+      key = 0;
+      while (taken.has(key)) key += 1;
     }
     taken.add(key);
     cluster.key = key;
-    cluster.color = CLUSTER_COLORS[key];
+    cluster.color = CLUSTER_COLORS[key % CLUSTER_COLORS.length];
   }
 }
 

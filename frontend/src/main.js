@@ -395,7 +395,7 @@ class GraphApp {
     };
     const headings = [];
     for (const cluster of this.structure.clusters) {
-      if (!cluster.coloured || (this.focus !== null && cluster.key !== this.focus)) continue;
+      if (!cluster.listed || (this.focus !== null && cluster.key !== this.focus)) continue;
       const place = spread(cluster.nodes);
       if (place) headings.push({ text: cluster.name, group: cluster.key, color: cluster.color, ...place });
     }
@@ -862,16 +862,22 @@ class GraphApp {
     $("graph-legend").replaceChildren(...groups);
   }
 
-  // One button per coloured cluster (its name, its size): pressing it isolates the cluster; then the small
-  // clusters together.
+  // One button per listed cluster (its name, its size): pressing it isolates the cluster; then the other
+  // clusters, and the small ones, counted.
   clusterItems(dot) {
     const clusters = this.structure.clusters;
     if (!clusters.length) return [h("span", { class: "legend-item muted" }, "no links, so no clusters")];
-    const items = clusters.filter((cluster) => cluster.coloured).map((cluster) => h("button", {
+    const items = clusters.filter((cluster) => cluster.listed).map((cluster) => h("button", {
       type: "button", class: "legend-item legend-button", "aria-pressed": cluster.key === this.focus ? "true" : "false",
       title: `${cluster.name}: ${cluster.nodes.length} memories. Press to show only this cluster; again to show all.`,
       onclick: () => this.focusCluster(cluster.key),
     }, dot(cluster.color), h("span", { class: "legend-name" }, cluster.name), h("span", { class: "legend-count" }, String(cluster.nodes.length))));
+    const unlisted = clusters.filter((cluster) => cluster.coloured && !cluster.listed);
+    if (unlisted.length) {
+      const memories = unlisted.reduce((sum, cluster) => sum + cluster.nodes.length, 0);
+      items.push(h("span", { class: "legend-item" },
+        `${unlisted.length} more cluster${unlisted.length === 1 ? "" : "s"} (${memories} memories)`));
+    }
     const small = clusters.filter((cluster) => !cluster.coloured);
     if (small.length) {
       const memories = small.reduce((sum, cluster) => sum + cluster.nodes.length, 0);
