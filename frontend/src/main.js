@@ -849,8 +849,8 @@ class GraphApp {
         h("span", { class: "legend-item", id: "graph-unlinked" },
           this.colorMode === "cluster" ? dot(UNLINKED_COLOR) : null,
           `${count} unlinked (no links; set apart)`),
-        h("button", { type: "button", class: "button button-quiet button-small", "aria-pressed": this.showUnlinked ? "false" : "true",
-          onclick: () => this.setShowUnlinked(!this.showUnlinked) }, this.showUnlinked ? "Hide unlinked" : "Show unlinked"),
+        h("button", { type: "button", class: "button button-quiet button-small", onclick: () => this.setShowUnlinked(!this.showUnlinked) },
+          this.showUnlinked ? "Hide unlinked" : "Show unlinked"),
       ]));
     }
     groups.push(
