@@ -11,9 +11,9 @@ export class LabelPlacer {
   // headings(): names drawn over the graph before any node label (the clusters', in viewport coordinates):
   // [{text, group, x, top, bottom, color}], each centred on x just above `top` (or, if that is taken, below
   // `bottom`), and only where it covers no node of another group.
-  // discs(): the nodes drawn, [{key, group, x, y, size}] in viewport coordinates. No label may cover a node of
-  // group `crowded` (the unlinked grid's dots: a label there would run across its neighbours, and a cluster's
-  // labels into the grid).
+  // discs(): the nodes drawn, [{key, group, x, y, size}] in viewport coordinates. No label of rank 0 or below may
+  // cover a node of group `crowded` (the unlinked grid's dots: a label there would run across its neighbours,
+  // and a cluster's labels into the grid).
   constructor({ headings = () => [], discs = () => [], crowded = null } = {}) {
     this.headings = headings;
     this.discs = discs;
@@ -63,7 +63,9 @@ export class LabelPlacer {
     const crowded = (other, data) => other.group === this.crowded && other.key !== data.key;
     for (const data of candidates) {
       const box = this.box(context, data, settings);
-      if (collides(grid, box) || collides(nodeGrid(), box, (other) => crowded(other, data))) continue;
+      if (collides(grid, box)) continue;
+      // What the user asked to see (rank above 0: the selection, changes, search hits) may cover the grid's dots.
+      if ((data.labelRank || 0) <= 0 && collides(nodeGrid(), box, (other) => crowded(other, data))) continue;
       insert(grid, box);
       this.placed.push({ key: data.key, label: data.label, ...box });
       // A highlighted node's label is drawn by sigma's hover layer, in a box: here it only keeps its place.
