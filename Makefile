@@ -11,7 +11,7 @@ TORCH := torch==2.13.0
 CONSTRAINTS := requirements/constraints.txt
 REQUIREMENTS := $(wildcard requirements/*.txt)
 PYTEST_ARGS ?=
-# The graph page's JavaScript (frontend/: sigma.js, graphology, ForceAtlas2) is built with Node 20+
+# The graph page's JavaScript (frontend/: sigma.js, graphology, ForceAtlas2, Louvain) is built with Node 20+
 # into static/graph/ (gitignored): `npm ci` when the lockfile changes, esbuild when a source does.
 FRONTEND_INSTALLED := frontend/node_modules/.installed
 FRONTEND_BUILT := static/graph/.built

@@ -21,7 +21,10 @@ from apps.memories.selectors import memory_get
 PREVIEW_CHARS = 200
 DEFAULT_SNAPSHOT_NODES = SNAPSHOT_NODES.default
 MAX_SNAPSHOT_NODES = SNAPSHOT_NODES.high
-NODE_COLUMNS = ("id", "kind", "primary_sector", "importance", "strength", "salience", "created_at", "cube_id")
+NODE_COLUMNS = ("id", "kind", "primary_sector", "importance", "strength", "salience", "created_at", "cube_id", "tags",
+                "keywords")
+# Enough of a node's keywords to name the cluster it falls in (the page's legend), few enough to keep a node small.
+NODE_KEYWORDS = 5
 EDGE_COLUMNS = ("source_id", "target_id", "link_type", "weight")
 
 
@@ -33,7 +36,8 @@ def node_payload(memory) -> dict:
     return {
         "id": str(row["id"]), "content": row["preview"], "kind": row["kind"], "sector": row["primary_sector"],
         "importance": row["importance"], "strength": row["strength"], "salience": row["salience"],
-        "created_at": row["created_at"].isoformat(), "cube": row["cube_id"],
+        "created_at": row["created_at"].isoformat(), "cube": row["cube_id"], "tags": row["tags"],
+        "keywords": row["keywords"][:NODE_KEYWORDS],
     }
 
 
@@ -73,7 +77,8 @@ SELECT coalesce(max(total), 0), count(*),
            'created_at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')
                || CASE WHEN date_trunc('second', created_at) = created_at THEN ''
                        ELSE to_char(created_at AT TIME ZONE 'UTC', '.US') END || '+00:00',
-           'cube', cube_id) ORDER BY created_at DESC, id), '[]')::text,
+           'cube', cube_id, 'tags', tags, 'keywords', keywords[1:{node_keywords}])
+           ORDER BY created_at DESC, id), '[]')::text,
        (SELECT coalesce(json_agg(json_build_object(
                    'source', link.source_id, 'target', link.target_id, 'type', link.link_type, 'weight', link.weight)
                    ORDER BY link.id), '[]')::text
@@ -84,10 +89,11 @@ FROM shown
 
 
 def graph_snapshot(*, actor: User, cube_id: str | None = None, kind: str | None = None, sector: str | None = None,
-                   min_strength: float | None = None, date_from: datetime | None = None,
+                   tag: str | None = None, min_strength: float | None = None, date_from: datetime | None = None,
                    date_to: datetime | None = None, limit: int = DEFAULT_SNAPSHOT_NODES) -> GraphSnapshot:
     """The live memories the actor may read (one cube, or all readable ones), newest first, at most
     ``limit`` of them, with the links among them: one statement (SNAPSHOT_SQL) after the last event id.
+    ``tag`` keeps the memories that carry that tag (exactly as stored).
 
     ``last_event_id`` is read first: subscribing with ``since`` set to it replays every change made
     while the snapshot was being read (a change may then arrive twice; applying it is idempotent)."""
@@ -100,7 +106,7 @@ def graph_snapshot(*, actor: User, cube_id: str | None = None, kind: str | None 
     else:
         cube_ids = cube_ids_readable(actor=actor)
     memories = memories.filter(cube_id__in=cube_ids)
-    if not (kind or sector or min_strength is not None or date_from or date_to):
+    if not (kind or sector or tag or min_strength is not None or date_from or date_to):
         # Every live memory of the cubes: the triggers' count (CubeLexeme.LIVE_MEMORIES), not a count of rows.
         total = Subquery(
             CubeLexeme.objects.filter(cube_id__in=cube_ids, lexeme=CubeLexeme.LIVE_MEMORIES).values("lexeme")
@@ -113,6 +119,8 @@ def graph_snapshot(*, actor: User, cube_id: str | None = None, kind: str | None 
         memories = memories.filter(kind=kind)
     if sector:
         memories = memories.filter(primary_sector=sector)
+    if tag:
+        memories = memories.filter(tags__contains=[tag])
     if min_strength is not None:
         memories = memories.filter(strength__gte=min_strength)
     if date_from:
@@ -126,7 +134,8 @@ def graph_snapshot(*, actor: User, cube_id: str | None = None, kind: str | None 
     )
     nodes_sql, params = nodes.query.sql_with_params()
     with connection.cursor() as cursor:
-        cursor.execute(SNAPSHOT_SQL.format(nodes=nodes_sql, links=MemoryLink._meta.db_table), params)
+        cursor.execute(SNAPSHOT_SQL.format(nodes=nodes_sql, links=MemoryLink._meta.db_table,
+                                          node_keywords=NODE_KEYWORDS), params)
         total_nodes, shown_nodes, nodes_json, edges_json = cursor.fetchone()
     return GraphSnapshot(nodes_json=nodes_json, edges_json=edges_json, total_nodes=total_nodes,
                          shown_nodes=shown_nodes, last_event_id=last_event_id)

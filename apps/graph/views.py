@@ -13,7 +13,7 @@ from apps.memories.models import Memory, MemoryLink, Sector
 
 # Reversing a <uuid:> URL needs a UUID; the graph page substitutes real ids for it.
 UUID_PLACEHOLDER = uuid.UUID(int=0)
-GRAPH_FILTERS = ("kind", "sector", "date_from", "date_to", "min_strength", "limit")
+GRAPH_FILTERS = ("kind", "sector", "tag", "date_from", "date_to", "min_strength", "limit")
 GRAPH_LIMITS = ("500", "2000", "5000", "10000")
 GRAPH_DEFAULT_LIMIT = "5000"
 

@@ -136,7 +136,7 @@ export class CausalPanel {
   // Drawing: the best path's nodes and links in the highlight colour, the alternatives' in a second one, the rest faded.
   reduceNode(node, data) {
     if (!this.shown) return null;
-    if (this.shown.best.has(node)) return { ...data, highlighted: true, color: BEST, size: Math.max(data.size * 1.5, 6), zIndex: 3 };
+    if (this.shown.best.has(node)) return { ...data, forceLabel: true, labelRank: 5, color: BEST, size: Math.max(data.size * 1.5, 6), zIndex: 3 };
     if (this.shown.alternatives.has(node)) return { ...data, color: ALTERNATIVE, size: Math.max(data.size * 1.2, 5), zIndex: 2 };
     return { ...data, color: FADED, label: "", zIndex: 0 };
   }

@@ -188,7 +188,7 @@ export class Panel {
       if (name === "link" || name === "unlink") this.pairId = null;
       await this.refresh();
     } catch (error) {
-      this.app.toast(error.message, true);
+      this.app.toast(error.message, { error: true });
       buttons.forEach((button) => { button.disabled = false; });
     }
   }

@@ -28,7 +28,9 @@ async def test_a_stored_memory_arrives_with_its_node_and_links(user, personal_cu
     assert event["kind"] == "memories.created" and event["cube"] == personal_cube and event["id"] > 0
     [node] = event["payload"]["nodes"]
     assert node["id"] == str(second.pk) and node["content"].startswith("The nightly deploy")
-    assert set(node) == {"id", "content", "kind", "sector", "importance", "strength", "salience", "created_at", "cube"}
+    assert set(node) == {"id", "content", "kind", "sector", "importance", "strength", "salience", "created_at", "cube",
+                         "tags", "keywords"}
+    assert node["tags"] == ["ci"] and node["keywords"] == second.keywords[:5]
     assert {"source": str(second.pk), "target": str(first.pk)} in [
         {"source": edge["source"], "target": edge["target"]} for edge in event["payload"]["edges"]]
 

@@ -148,7 +148,7 @@ def test_rest_answers_with_the_nodes_edges_and_cap(api, chain):
     assert (body["centre"], body["depth"], body["limit"], body["capped"]) == (a, 2, 150, False)
     assert [(node["id"], node["depth"]) for node in body["nodes"]] == [(a, 0), (b, 1), (c, 2)]
     assert set(body["nodes"][0]) == {"id", "content", "kind", "sector", "importance", "strength", "salience",
-                                     "created_at", "cube", "depth"}
+                                     "created_at", "cube", "tags", "keywords", "depth"}
     assert body["edges"] == [{"source": a, "target": b, "type": "semantic", "weight": 0.9},
                              {"source": c, "target": b, "type": "causal", "weight": 0.6}]
     assert [node["id"] for node in api.get(url(a)).json()["nodes"]] == [a, b]  # depth 1 by default

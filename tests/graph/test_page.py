@@ -54,14 +54,16 @@ def test_the_page_loads_the_bundle_and_configures_every_readable_cube(alice, use
 
 def test_a_cube_and_filters_come_from_the_query_string(alice, user):
     mine = cube_ensure_personal(actor=user)
-    response = alice.get(URL, {"cube": mine.pk, "sector": "episodic", "min_strength": "0.4", "limit": "500"})
+    response = alice.get(URL, {"cube": mine.pk, "sector": "episodic", "tag": "garden", "min_strength": "0.4",
+                               "limit": "500"})
     config = page_config(response)
     assert config["cube"] == mine.pk
-    assert config["filters"] == {"kind": "", "sector": "episodic", "date_from": "", "date_to": "",
+    assert config["filters"] == {"kind": "", "sector": "episodic", "tag": "garden", "date_from": "", "date_to": "",
                                  "min_strength": "0.4", "limit": "500"}
     html = response.content.decode()
     assert f'<option value="{mine.pk}" selected>' in html
     assert '<option value="episodic" selected>' in html
+    assert 'name="tag" type="text" list="graph-tags" value="garden"' in html
 
 
 @pytest.mark.parametrize("cube_id", ["bob-cube", "no-such-cube"])

@@ -96,10 +96,11 @@ def wait_for_nodes(page, count: int) -> None:
 
 def click_node(page, memory_id: str, shift: bool = False) -> None:
     """Click a node where sigma draws it (viewport coordinates of its display data). Sigma takes two
-    clicks on the canvas within 300 ms for a double click (which zooms), so wait that out first."""
+    clicks on the canvas within 300 ms for a double click (which zooms), so wait that out first. A frame still
+    owed (a node moved by an event) is drawn first: the click aims where the graph is now."""
     page.wait_for_timeout(350)
     point = page.evaluate(
-        """id => { const r = window.engramGraph.renderer; const d = r.getNodeDisplayData(id);
+        """id => { const r = window.engramGraph.renderer; r.flush(); const d = r.getNodeDisplayData(id);
                    const p = r.framedGraphToViewport(d); const box = r.getContainer().getBoundingClientRect();
                    return {x: box.left + p.x, y: box.top + p.y}; }""", memory_id)
     if shift:
@@ -136,7 +137,9 @@ def test_the_page_shows_the_graph_and_a_memory_stored_through_rest_appears_live(
     assert edges and page.evaluate("window.engramGraph.graph.size") == edges
     expect(page.locator("#graph-count")).to_have_text(f"4 memories · {edges} link{'s' if edges > 1 else ''}")
     expect(page.locator("#graph-live")).to_have_text("Live")
-    expect(page.get_by_role("group", name="Legend")).to_contain_text("Sector")
+    expect(page.get_by_role("group", name="Legend")).to_contain_text("Clusters")
+    # Linked as a star (each new memory to the one it resembles most), the four still make one cluster.
+    expect(page.locator("#graph-clusters .legend-count")).to_have_text(["4"])
     assert page.evaluate("!!window.engramGraph.renderer.getCanvases().nodes.getContext('webgl2') || "
                          "!!window.engramGraph.renderer.getCanvases().nodes.getContext('webgl')")
 

@@ -5,7 +5,7 @@ import pytest
 from django.utils import timezone
 
 from apps.graph.models import GraphEvent
-from apps.graph.selectors import EDGE_COLUMNS, edge_payload, graph_snapshot, node_payload
+from apps.graph.selectors import NODE_KEYWORDS, EDGE_COLUMNS, edge_payload, graph_snapshot, node_payload
 from apps.memories.models import Memory, MemoryLink
 from apps.memories.services import memory_delete
 
@@ -35,8 +35,10 @@ def test_the_snapshot_has_nodes_edges_counts_and_the_last_event(api, user, alice
     assert body["nodes"][0] == {
         "id": str(newest.pk), "content": newest.content, "kind": "memory", "sector": "procedural",
         "importance": newest.importance, "strength": newest.strength, "salience": newest.salience,
-        "created_at": newest.created_at.isoformat(), "cube": newest.cube_id,
+        "created_at": newest.created_at.isoformat(), "cube": newest.cube_id, "tags": ["payments"],
+        "keywords": newest.keywords[:NODE_KEYWORDS],
     }
+    assert len(newest.keywords) > NODE_KEYWORDS, "the cut of keywords is seen"
     assert body["edges"] and all(set(edge) == {"source", "target", "type", "weight"} for edge in body["edges"])
     ids = {str(memory.pk) for memory in alice_graph}
     assert all(edge["source"] in ids and edge["target"] in ids for edge in body["edges"])
@@ -77,6 +79,12 @@ def test_filters(api, user, alice_graph):
     assert api.get(URL, {"date_to": old_day + "T23:59:59Z"}).json()["total_nodes"] == 1
     assert api.get(URL, {"date_from": timezone.now().date().isoformat()}).json()["total_nodes"] == 2
     assert api.get(URL, {"kind": "memory", "cube": alice_graph[0].cube_id}).json()["total_nodes"] == 3
+    Memory.objects.filter(pk=alice_graph[2].pk).update(tags=["payments", "queues"])
+    tagged = api.get(URL, {"tag": "queues"}).json()
+    assert [node["id"] for node in tagged["nodes"]] == [str(alice_graph[2].pk)] and tagged["total_nodes"] == 1
+    assert tagged["nodes"][0]["tags"] == ["payments", "queues"]
+    assert api.get(URL, {"tag": "payments"}).json()["total_nodes"] == 3
+    assert api.get(URL, {"tag": "Payments"}).json()["total_nodes"] == 0
     memory_delete(actor=user, memory_id=alice_graph[1].pk)
     body = api.get(URL).json()
     assert str(alice_graph[1].pk) not in {n["id"] for n in body["nodes"]}
@@ -93,12 +101,15 @@ def test_nodes_and_edges_take_one_statement(user, alice_graph, django_assert_num
     # One more to check that a named cube is readable.
     with django_assert_num_queries(3):
         graph_snapshot(actor=user, cube_id=alice_graph[0].cube_id, sector="semantic", min_strength=0.1)
+    with django_assert_num_queries(2):
+        assert graph_snapshot(actor=user, tag="payments").shown_nodes == 3
 
 
 def test_another_user_sees_nothing_of_alices_graph(api_client_for, other_user, alice_graph):
     bob = api_client_for(other_user)
     body = bob.get(URL).json()
     assert (body["nodes"], body["edges"], body["total_nodes"]) == ([], [], 0)
+    assert bob.get(URL, {"tag": "payments"}).json()["total_nodes"] == 0
     foreign = bob.get(URL, {"cube": alice_graph[0].cube_id})
     unknown = bob.get(URL, {"cube": "no-such-cube"})
     assert foreign.status_code == unknown.status_code == 404
@@ -117,6 +128,8 @@ def test_a_read_token_is_enough_and_anonymous_is_refused(client, api_client_for,
     ({"limit": "many"}, "limit"),
     ({"sector": "spatial"}, "sector"),
     ({"kind": "hunch"}, "kind"),
+    ({"tag": "t" * 101}, "tag"),
+    ({"tag": "a\x00b"}, "tag"),
     ({"min_strength": 1.5}, "min_strength"),
     ({"date_from": "yesterday"}, "date_from"),
     ({"date_from": "2026-02-01", "date_to": "2026-01-01"}, "date_to"),

@@ -5,9 +5,11 @@ from apps.core.aliases import Aliases
 from apps.core.api.serializers import JSONFloatField, StrictSerializer
 from apps.core.limits import NEIGHBOURHOOD_DEPTH, NEIGHBOURHOOD_NODES, SNAPSHOT_NODES, UNIT
 from apps.cubes.api.serializers import CubeIdField
+from apps.graph.selectors import NODE_KEYWORDS
 from apps.memories.api.serializers import SectorField
 from apps.memories.models import Memory, MemoryLink
 from apps.memories.services.curation import DEFAULT_MANUAL_WEIGHT
+from apps.memories.validation import MAX_LABEL_CHARS
 
 DATE_FORMATS = [ISO_8601, "%Y-%m-%d"]
 # The graph and curation services' argument names -> the names of the snapshot and link requests and paths.
@@ -18,6 +20,8 @@ class SnapshotQuerySerializer(StrictSerializer):
     cube = CubeIdField(required=False, help_text="Only this cube; by default every cube you can read.")
     kind = serializers.ChoiceField(choices=Memory.Kind.choices, required=False, help_text="Only nodes of this kind.")
     sector = SectorField(required=False)
+    tag = serializers.CharField(required=False, max_length=MAX_LABEL_CHARS,
+                                help_text="Only nodes with this tag (exactly as stored).")
     min_strength = serializers.FloatField(required=False, **UNIT.drf(),
                                           help_text="Only nodes at least this strong, 0 to 1.")
     date_from = serializers.DateTimeField(required=False, input_formats=DATE_FORMATS,
@@ -44,6 +48,9 @@ class GraphNodeSerializer(serializers.Serializer):
     salience = serializers.FloatField()
     created_at = serializers.DateTimeField()
     cube = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    keywords = serializers.ListField(child=serializers.CharField(),
+                                     help_text=f"The memory's first {NODE_KEYWORDS} keywords.")
 
 
 class GraphEdgeSerializer(serializers.Serializer):
