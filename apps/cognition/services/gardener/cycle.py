@@ -40,7 +40,7 @@ from apps.cognition.models import ActivityState, ConsolidationRun, CurationTask,
 from apps.cognition.services.curation import MERGEABLE_KINDS, node_forget
 from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.dream import nrem
-from apps.cognition.services.dream.runs import ROW_SETS, empty_snapshot
+from apps.cognition.services.dream.parts import ROW_SETS, empty_snapshot
 from apps.cognition.services.dream.work import Context, Work
 from apps.cognition.services.gardener.activity import queried_since
 from apps.cognition.services.gardener.limits import (
