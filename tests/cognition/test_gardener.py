@@ -18,7 +18,6 @@ from apps.cognition.services.curation import node_forget
 from apps.cognition.services.dream import dream_trigger
 from apps.cognition.services.gardener.activity import activity_flush, count_query, ewma_step
 from apps.cognition.services.gardener.cycle import gardener_run
-from apps.cognition.services.gardener.limits import MAX_NODES
 from apps.cognition.services.undo import node_restore, undo_apply
 from apps.core.exceptions import Conflict
 from apps.graph.models import GraphEvent
@@ -138,20 +137,6 @@ def test_a_dream_the_user_triggered_since_going_idle_counts_as_the_auto_dream(us
         assert report.dreams == []
 
 
-def test_a_graph_over_the_limit_waits_and_says_why(user):
-    [first] = nodes(user, "The first of many notes.")
-    Memory.objects.bulk_create([Memory(owner=user, cube_id=first.cube_id, content=f"Note {index}.")
-                                for index in range(MAX_NODES)])
-    clock = FakeClock()
-    idle_for(user, clock, 600 - 60)
-    report = clock.tick()
-    assert report.cycles == []
-    assert any(f"{MAX_NODES + 1} live nodes" in reason for reason in report.waiting[user.pk])
-    with pytest.raises(Conflict) as refused:
-        gardener_run(actor=user)
-    assert refused.value.extra["nodes"] == MAX_NODES + 1
-
-
 def test_one_cycle_at_a_time_and_none_during_a_dream(user):
     nodes(user, "A lone note.")
     ActivityState.objects.create(owner=user, cycle_token="someone", cycle_heartbeat_at=timezone.now())
@@ -186,7 +171,10 @@ def test_prune_removes_weak_links_idle_a_day_and_keeps_the_rest(user, django_cap
     [event] = Event.objects.filter(owner=user, action=Event.Action.GARDENED)
     assert event.detail["operation"] == "prune" and event.reversal_hash == report.reversal_hash
     assert set(event.node_ids) == {a.pk, b.pk, e.pk} and event.actor_label == "gardener"
-    [published] = GraphEvent.objects.filter(kind="gardener.changed")
+    progress = list(GraphEvent.objects.filter(kind="gardener.changed").order_by("id"))
+    assert [(event.payload["status"], event.payload["batch"]) for event in (progress[0], progress[-1])] == [
+        ("running", 0), ("completed", report.counters["batches"])]  # where the cycle stands, batch after batch
+    [published] = [event for event in progress if event.payload["step"] == "prune"]
     assert published.cube_id == a.cube_id
     assert published.payload["relinked"] == [{"id": str(a.pk), "outgoing_edges": published.payload["relinked"][0][
         "outgoing_edges"]}]
