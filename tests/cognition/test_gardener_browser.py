@@ -59,6 +59,23 @@ class Worker:
         return self.outcome
 
 
+def follow_to_the_end(page, worker: Worker, running: str) -> None:
+    """Start the worker and see the page show the cycle running (the held link keeps it there) with its button
+    disabled; release it and see the page show the outcome, the button back, all without a reload."""
+    button = page.get_by_role("button", name="Run a cycle now")
+    page.evaluate("window.sameDocument = true")  # gone if the page reloads
+    try:
+        worker.start()
+        expect(page.locator("#gardener-progress")).to_contain_text(running)
+        expect(button).to_be_disabled()
+    finally:
+        outcome = worker.release()
+    assert outcome["status"] == "completed", outcome
+    expect(page.locator("#gardener-outcome")).to_have_text("The cycle completed: 1 change.")
+    expect(button).to_be_enabled()
+    assert page.evaluate("window.sameDocument") is True
+
+
 def test_run_a_cycle_from_the_gardener_page_and_undo_it(live_server, user, shoot):
     weak = _weak_link(user)
     worker = Worker(user, weak)
@@ -73,20 +90,10 @@ def test_run_a_cycle_from_the_gardener_page_and_undo_it(live_server, user, shoot
         expect(page.locator(".messages")).to_contain_text("A cycle is queued")
         expect(page.locator("#gardener-progress")).to_contain_text("A cycle is queued")
         expect(page.get_by_role("button", name="Run a cycle now")).to_be_disabled()
-        page.evaluate("window.sameDocument = true")  # gone if the page reloads
-        try:
-            worker.start()
-            # No websocket on the WSGI live server: the page reads itself again and sees the cycle running.
-            expect(page.locator("#gardener-progress")).to_contain_text("A cycle is under way (step prune")
-            expect(page.get_by_role("button", name="Run a cycle now")).to_be_disabled()
-        finally:
-            outcome = worker.release()
-        assert outcome["status"] == "completed", outcome
-        expect(page.locator("#gardener-outcome")).to_have_text("The cycle completed: 1 change.")
+        # No websocket on the WSGI live server: the page reads itself again and sees the cycle running.
+        follow_to_the_end(page, worker, "A cycle is under way (step prune")
         expect(page.locator("#cycle-title + p")).to_contain_text("started by you")
         expect(page.get_by_text("1 weak idle link pruned")).to_be_visible()
-        expect(page.get_by_role("button", name="Run a cycle now")).to_be_enabled()
-        assert page.evaluate("window.sameDocument") is True
         assert_no_sideways_scroll(page, "gardener")
         shoot(page, "cognition-gardener")  # desktop and phone widths
 
@@ -109,20 +116,9 @@ def test_the_page_follows_the_cycle_over_the_websocket(live_url, user, browser_p
     log_in(page, f"{live_url}/login/?next=/cognition/gardener/")
     page.get_by_role("button", name="Run a cycle now").click()
     expect(page.locator("#gardener-progress")).to_contain_text("A cycle is queued")
-    page.evaluate("window.sameDocument = true")
     expect(page.locator("#gardener-live")).to_have_attribute("data-following", "socket")
-    worker = off_loop(Worker, user, weak)
-    try:
-        worker.start()
-        # The cycle's first event (it started; its prune waits on the held link) arrives over the socket.
-        expect(page.locator("#gardener-progress")).to_have_text("A cycle is under way: starting.")
-        expect(page.get_by_role("button", name="Run a cycle now")).to_be_disabled()
-    finally:
-        outcome = worker.release()
-    assert outcome["status"] == "completed", outcome
-    expect(page.locator("#gardener-outcome")).to_have_text("The cycle completed: 1 change.")
-    expect(page.get_by_role("button", name="Run a cycle now")).to_be_enabled()
-    assert page.evaluate("window.sameDocument") is True
+    # The cycle's first event (it started; its prune waits on the held link) arrives over the socket.
+    follow_to_the_end(page, off_loop(Worker, user, weak), "A cycle is under way: starting.")
     statuses = [frame for frame in frames if '"gardener.changed"' in frame]
     assert any('"status": "running"' in frame for frame in statuses)
     assert any('"status": "completed"' in frame for frame in statuses)
