@@ -13,6 +13,15 @@ from apps.cognition.models import ActivityState
 from apps.cognition.services.gardener import limits
 
 
+def between(memories, after: str | None, upto: str | None):
+    """These memories with ids after ``after`` and up to ``upto`` (None: no bound)."""
+    if after:
+        memories = memories.filter(pk__gt=after)
+    if upto:
+        memories = memories.filter(pk__lte=upto)
+    return memories
+
+
 @dataclass(frozen=True)
 class Window:
     """The nodes a cycle tends: the owner's live nodes with ids after ``after`` and up to ``upto`` (None: no bound), at
@@ -31,11 +40,7 @@ class Window:
         return self.upto is None
 
     def of(self, memories):
-        if self.after:
-            memories = memories.filter(pk__gt=self.after)
-        if self.upto:
-            memories = memories.filter(pk__lte=self.upto)
-        return memories
+        return between(memories, self.after, self.upto)
 
     def as_dict(self) -> dict:
         return {"round": self.round, "index": self.index, "of": max(self.index, math.ceil(
@@ -53,8 +58,7 @@ def next_round(previous: dict, wall: datetime) -> dict:
 def window_bounds(owned, after: str | None) -> tuple[str | None, int] | None:
     """The upper bound of the window after ``after`` (None: the rest of the graph fits) and its node count; None when
     no node comes after ``after``."""
-    following = owned.filter(pk__gt=after) if after else owned
-    ids = [str(pk) for pk in following.order_by("pk").values_list("pk", flat=True)[:limits.MAX_NODES + 1]]
+    ids = [str(pk) for pk in between(owned, after, None).order_by("pk").values_list("pk", flat=True)[:limits.MAX_NODES + 1]]
     if not ids and after:
         return None
     if len(ids) > limits.MAX_NODES:
@@ -73,7 +77,7 @@ def window_begin(state: ActivityState, owned, wall: datetime) -> tuple[Window, d
     begun = round_.get("window")
     if begun and begun.get("after") == after:
         upto = begun.get("upto")
-        nodes = (Window(after, upto, 0, 0, 0, 0).of(owned)).count()
+        nodes = between(owned, after, upto).count()
     else:
         bounds = window_bounds(owned, after)
         if bounds is None:  # the nodes after the cursor are gone: that round is over
