@@ -42,7 +42,7 @@ from apps.cognition.services.dream.limits import (
     BATCH_ITEMS, BATCH_SECONDS, DREAM_MINUTES, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES, SYNTHETIC_QUERIES,
 )
 from apps.cognition.services.dream.parts import UndoHeld, empty_snapshot, undo_held, undo_part
-from apps.cognition.services.dream.work import Context, Work
+from apps.cognition.services.dream.work import Context, Pace, Work
 from apps.cognition.services.neuromod import levels_of
 from apps.cognition.services.sessions import session_get
 from apps.cognition.services.undo import undo_apply, undo_part_add, undo_record
@@ -208,23 +208,6 @@ def _beat(run_id, token: str) -> str | None:
 
 
 @dataclass
-class _Pace:
-    """Each phase's next batch size, from the time per item of its last batch (limits.BATCH_SECONDS)."""
-
-    sizes: dict[str, int] = field(default_factory=dict)
-
-    def size(self, phase: str, ceiling: int) -> int:
-        return max(1, min(ceiling, self.sizes.get(phase, 1)))
-
-    def measured(self, phase: str, items: int, seconds: float) -> None:
-        if items <= 0:
-            return
-        # (The 1e-9: items of exactly a fifth of BATCH_SECONDS fit five times, whatever the float rounding.)
-        fits = int(BATCH_SECONDS * items / seconds + 1e-9) if seconds > 0 else 2 * items
-        self.sizes[phase] = max(1, min(2 * items, fits))
-
-
-@dataclass
 class _Running:
     run: ConsolidationRun
     token: str
@@ -233,7 +216,7 @@ class _Running:
     # The owner's own cubes among them: each batch's dream.progress goes to these.
     own_cube_ids: list[str]
     clock: Callable[[], float] = time.monotonic
-    pace: _Pace = field(default_factory=_Pace)
+    pace: Pace = field(default_factory=lambda: Pace(BATCH_SECONDS))
 
 
 def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:

@@ -2,8 +2,9 @@
 write, the next ones by id after the last window's, so that successive cycles go round the whole graph (a round), and
 the links from them to their other nodes; nothing else is read for change.
 
-Steps (limits.STEPS), each in batches of at most BATCH_ITEMS, each batch one transaction with its writes, its Event
-(``gardened``, the step's ``operation`` in detail), the cycle's undo snapshot and the progress:
+Steps (limits.STEPS), each in batches sized by time (BATCH_SECONDS, at most BATCH_ITEMS items), each batch one
+transaction with its writes, its Event (``gardened``, the step's ``operation`` in detail), the cycle's undo part and
+the progress:
 - ``prune``: links from a window node weaker than PRUNE_WEIGHT idle (last activated, else made) PRUNE_IDLE_HOURS are
   removed.
 - ``dedupe``: NREM's own dedupe (services/dream/nrem.py) on the window's nodes changed since the last round began
@@ -28,6 +29,8 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 
@@ -111,11 +114,13 @@ def _under_way() -> Conflict:
 
 
 def gardener_run(*, actor: User, owner_id=None, curator: bool = False, trigger: str = "manual",
-                 now: datetime | None = None, batch_size: int = BATCH_ITEMS, token: str | None = None) -> CycleReport:
+                 now: datetime | None = None, batch_size: int = BATCH_ITEMS, token: str | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> CycleReport:
     """One gardener cycle on the next window of the actor's graph (``curator``: of the user ``owner_id``'s graph, the
     admin's). An automatic one (the tick's) runs only while the owner is still idle. Refused (Conflict) while a cycle
     or a dream of the owner is under way. ``token``: run the cycle ``gardener_request`` queued (its lease and trigger);
-    refused when another cycle has taken the lease since, and recorded as failed when a dream of the owner started."""
+    refused when another cycle has taken the lease since, and recorded as failed when a dream of the owner started.
+    Batches are sized by ``clock`` (limits.BATCH_SECONDS), ``batch_size`` items at most."""
     owner = curator_scope(actor=actor, curator=curator, rows=ActivityState.objects.filter(pk=owner_id)) \
         if curator else actor
     now = now or timezone.now()
@@ -150,7 +155,7 @@ def gardener_run(*, actor: User, owner_id=None, curator: bool = False, trigger: 
             cycle_token=token, cycle_heartbeat_at=wall, cycle_hash="", last_cycle=running, garden_round=round_,
             garden_cursor=window.after)
     cycle = Tending(owner=owner, cube_ids=cube_ids, now=now, started=wall, token=token, trigger=trigger,
-                   window=window, round=round_, own_cube_ids=own_cubes(owner, cube_ids))
+                   window=window, round=round_, own_cube_ids=own_cubes(owner, cube_ids), clock=clock)
     _publish(cycle, None, 0, None, status="running")
     stop = "error"
     try:
@@ -191,7 +196,9 @@ def _work(cycle: Tending, batch_size: int) -> str:
                 return stop
             cycle.step = step
             with transaction.atomic():
-                work = BATCHES[step](cycle, cursor, state, batch_size)
+                started = cycle.clock()
+                work = BATCHES[step](cycle, cursor, state, cycle.pace.size(step, batch_size))
+                spent = cycle.clock() - started
                 batches += 1
                 cycle.counters.update(work.counters)
                 cycle.counters["batches"] += 1
@@ -204,6 +211,7 @@ def _work(cycle: Tending, batch_size: int) -> str:
                         "batches": batches, "step": step, "counters": dict(cycle.counters),
                         "reversal_hash": cycle.reversal_hash or None, "window": cycle.window.as_dict()})
                 _publish(cycle, step, batches, work, status="running")
+            cycle.pace.measured(step, work.items, spent)
             cursor = work.cursor
             if work.state is not None:
                 state = work.state

@@ -26,7 +26,12 @@ IDLE_SECONDS_FOR_DREAM = 10 * 60
 LEASE_IDLE_SECONDS = 120
 
 # --- a cycle: bounded batches, each one transaction ---------------------------------------------------------------
+# Items (links, nodes, cycles) a batch takes at most.
 BATCH_ITEMS = 200
+# Seconds of a step's own work a batch aims at, as a dream's (services/dream/limits.py): a query of the owner stops
+# the cycle before its next batch, so within about one short batch. One item first, then as many as the step's last
+# batch's time per item fits, at most twice the last batch's, never above BATCH_ITEMS.
+BATCH_SECONDS = 0.05
 # Prune: edges this weak, idle (last activated, else made) this long.
 PRUNE_WEIGHT = 0.1
 PRUNE_IDLE_HOURS = 24

@@ -6,6 +6,7 @@ round."""
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
@@ -20,10 +21,10 @@ from apps.cognition.models import CurationTask, Tombstone
 from apps.cognition.services.curation import MERGEABLE_KINDS, node_forget
 from apps.cognition.services.dream import nrem
 from apps.cognition.services.dream.parts import UndoHeld
-from apps.cognition.services.dream.work import Context, Work
+from apps.cognition.services.dream.work import Context, Pace, Work
 from apps.cognition.services.gardener import limits
 from apps.cognition.services.gardener.limits import (
-    CANCER_IMPORTANCE, CAUSAL_HOPS, CAUSAL_SCOPE_NODES, ORPHAN_DAYS, ORPHAN_IMPORTANCE, PRUNE_IDLE_HOURS,
+    BATCH_SECONDS, CANCER_IMPORTANCE, CAUSAL_HOPS, CAUSAL_SCOPE_NODES, ORPHAN_DAYS, ORPHAN_IMPORTANCE, PRUNE_IDLE_HOURS,
     PRUNE_WEIGHT, SCALING_CENTRE, SCALING_TARGET_VARIANCE, SCALING_VARIANCE,
 )
 from apps.cognition.services.gardener.window import Window
@@ -73,6 +74,9 @@ class Tending:
     # The importance variance the scaling step judged by (None: it did not run).
     variance: float | None = None
     step: str | None = None
+    # Times each step's batches (injectable: tests run a fake clock), and sizes the next one from it.
+    clock: Callable[[], float] = time.monotonic
+    pace: Pace = field(default_factory=lambda: Pace(BATCH_SECONDS))
 
     @property
     def dedupe_since(self) -> str | None:
@@ -242,8 +246,9 @@ def glymphatic(tending: Tending, cursor, state: dict, size: int) -> Garden:
         work.detail["purged"] = {"nodes": purged.nodes_purged, "tombstones": purged.tombstones_dropped,
                                  "snapshots": purged.snapshots_dropped, "scratchpad": purged.scratchpad_dropped}
     linked = MemoryLink.objects.filter(Q(source=OuterRef("pk")) | Q(target=OuterRef("pk")))
-    orphans = (tending.tended().filter(kind__in=MERGEABLE_KINDS, created_at__lt=tending.now - timedelta(days=ORPHAN_DAYS),
-                                     access_count=0, last_accessed_at__isnull=True, importance__lt=ORPHAN_IMPORTANCE)
+    old = tending.now - timedelta(days=ORPHAN_DAYS)
+    orphans = (tending.tended().filter(kind__in=MERGEABLE_KINDS, created_at__lt=old, access_count=0,
+                                       last_accessed_at__isnull=True, importance__lt=ORPHAN_IMPORTANCE)
                .exclude(Exists(linked)))
     if cursor:
         orphans = orphans.filter(pk__gt=cursor)

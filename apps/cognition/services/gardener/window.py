@@ -58,7 +58,8 @@ def next_round(previous: dict, wall: datetime) -> dict:
 def window_bounds(owned, after: str | None) -> tuple[str | None, int] | None:
     """The upper bound of the window after ``after`` (None: the rest of the graph fits) and its node count; None when
     no node comes after ``after``."""
-    ids = [str(pk) for pk in between(owned, after, None).order_by("pk").values_list("pk", flat=True)[:limits.MAX_NODES + 1]]
+    following = between(owned, after, None).order_by("pk").values_list("pk", flat=True)
+    ids = [str(pk) for pk in following[:limits.MAX_NODES + 1]]
     if not ids and after:
         return None
     if len(ids) > limits.MAX_NODES:
