@@ -12,8 +12,8 @@ from apps.core.api.serializers import StrictSerializer
 class GardenerRunRequestSerializer(StrictSerializer):
     batch_size = serializers.IntegerField(
         required=False, min_value=1, max_value=limits.BATCH_ITEMS, default=limits.BATCH_ITEMS,
-        help_text="Items (links, nodes, cycles) per batch, one transaction each; a query of yours stops the cycle "
-                  "before the next batch.")
+        help_text="Items (links, nodes, cycles) a batch takes at most; batches are sized by time (about 50 ms of "
+                  "work each, one transaction each), and a query of yours stops the cycle before the next batch.")
 
 
 # --- Responses -------------------------------------------------------------------------------------------------

@@ -58,6 +58,10 @@ from apps.memories.models import Memory
 
 logger = logging.getLogger(__name__)
 
+# A running cycle tells the owner's cubes where it stands at most this often (a batch that changed a cube always
+# publishes there).
+PROGRESS_SECONDS = 1.0
+
 TRIGGERS = ("auto", "manual", "admin")
 # Counters that count changes to the graph (the others count work); the purge's are not undoable.
 CHANGES = ("edges_pruned", "merges", "tasks_opened", "cycles_broken", "nodes_forgotten", "nodes_purged",
@@ -264,17 +268,22 @@ def _record(cycle: Tending, step: str, batch: int, work: Garden) -> None:
 
 
 def _publish(cycle: Tending, step: str | None, batch: int, work: Garden | None, *, status: str) -> None:
-    """One gardener.changed after commit in each cube the batch changed and each of the owner's own cubes: what changed
-    there (nodes whose fields changed, nodes whose outgoing links did) and where the cycle stands."""
+    """One gardener.changed after commit in each cube the batch changed (what changed there: nodes whose fields
+    changed, nodes whose outgoing links did), and where the cycle stands in each of the owner's own cubes: at its start
+    and end, and while it runs at most every PROGRESS_SECONDS (its batches are ~50 ms)."""
     changed = set(work.changed_nodes) if work else set()
     relinked_ids = work.relinked if work else set()
-    by_cube: dict[str, tuple[list, list]] = {cube_id: ([], []) for cube_id in cycle.own_cube_ids}
+    moment = time.monotonic()
+    progress = status != "running" or batch == 0 or moment - cycle.progress_at >= PROGRESS_SECONDS
+    by_cube: dict[str, tuple[list, list]] = {cube_id: ([], []) for cube_id in cycle.own_cube_ids} if progress else {}
     for memory in Memory.objects.filter(pk__in=changed | relinked_ids, deleted_at__isnull=True):
         nodes, relinked = by_cube.setdefault(str(memory.cube_id), ([], []))
         if str(memory.pk) in changed:
             nodes.append(memory)
         if str(memory.pk) in relinked_ids:
             relinked.append(memory)
+    if progress:
+        cycle.progress_at = moment
     for cube_id, (nodes, relinked) in sorted(by_cube.items()):
         events.publish_after_commit(events.Kind.GARDENER_CHANGED, cube_id, events.gardener_changed(
             step=step, reversal_hash=cycle.reversal_hash or None, nodes=nodes, relinked=relinked, status=status,

@@ -77,6 +77,8 @@ class Tending:
     # Times each step's batches (injectable: tests run a fake clock), and sizes the next one from it.
     clock: Callable[[], float] = time.monotonic
     pace: Pace = field(default_factory=lambda: Pace(BATCH_SECONDS))
+    # When the cycle last told the owner's cubes where it stands (time.monotonic).
+    progress_at: float = 0.0
 
     @property
     def dedupe_since(self) -> str | None:
