@@ -42,8 +42,9 @@ Figures:
   links idle two days were added between random pairs of its nodes and importance spread to 0.1 / 0.95 (so prune,
   dedupe and scaling all have work in every window): each cycle's wall time, window, counters and per-step time (the
   sum of its batches, timed by wrapping cycle.BATCHES) and its longest batch (what a query waits for); then each
-  cycle's undo, the last first; and the beat's activity_tick over GARDEN_USERS users' activity (idle, so each is
-  judged: one due, the rest within their 5 minutes).
+  cycle's undo, the last first; its stop latency (--garden-stops samples: a cycle runs in a thread and a real query
+  of the owner, memory_retrieve, stops it; from the query's return to the cycle's); and the beat's activity_tick over
+  GARDEN_USERS users' activity (idle, so each is judged: one due, the rest within their 5 minutes).
 - worker (--worker-rss, or --only worker): a real `celery -A config worker --concurrency=1` process (as `make run`
   starts it, without the beat) on the measuring database and its SQL broker runs a full_cycle dream (dream_queue)
   and then a gardener cycle (gardener_request + gardener_queue), as the pages hand them over; the resident memory of
@@ -540,12 +541,57 @@ def garden_work(user, *, seed: int) -> None:
     MemoryLink.objects.filter(source__owner=user, origin=MemoryLink.Origin.MANUAL, weight=0.05).update(
         created_at=timezone.now() - timedelta(days=2))
     with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {Memory._meta.db_table} SET importance = CASE WHEN get_byte(uuid_send(id), 15) %% 2 = 0 "
-                       "THEN 0.1 ELSE 0.95 END WHERE owner_id = %s AND deleted_at IS NULL", [user.pk])
+        cursor.execute(f"UPDATE {Memory._meta.db_table} SET importance = CASE WHEN get_byte(uuid_send(id), 15) "
+                       "%% 2 = 0 THEN 0.1 ELSE 0.95 END WHERE owner_id = %s AND deleted_at IS NULL", [user.pk])
         cursor.execute(f"ANALYZE {Memory._meta.db_table}, {MemoryLink._meta.db_table}")
 
 
-def gardener(user, steps: StepClock, *, seed: int, cycles: int, whole_round: bool) -> dict:
+def gardener_stops(user, texts: list[str], *, samples: int, seed: int) -> dict:
+    """Stop latency: a cycle runs in a thread; at a random moment the main thread makes a real query of the owner
+    (memory_retrieve, which announces it as it starts); latency = from the query's call to gardener_run's return
+    (interrupted), which may come before the query itself returns. Each sample starts a new cycle, which tends the
+    window the last one left."""
+    from django.db import connection
+
+    from apps.cognition.services.gardener.cycle import gardener_run
+    from apps.cognition.services.gardener.limits import STEPS
+    from apps.memories.services import memory_retrieve
+
+    rng = random.Random(seed)
+    latencies, query_ms, steps_hit = [], [], Counter()
+    finished_first = 0
+    for index in range(samples):
+        done: dict = {}
+
+        def work():
+            try:
+                done["report"] = gardener_run(actor=user)
+                done["at"] = time.perf_counter()
+            finally:
+                connection.close()
+
+        thread = threading.Thread(target=work, name="bench-gardener")
+        thread.start()
+        time.sleep(rng.uniform(0.5, 3.0))
+        began = time.perf_counter()
+        memory_retrieve(actor=user, text=texts[index % len(texts)], limit=10)
+        returned = time.perf_counter()
+        thread.join()
+        report = done["report"]
+        if report.stop_reason != "query":  # it ended before the query: no sample
+            finished_first += 1
+            continue
+        latencies.append(1000 * (done["at"] - began))
+        query_ms.append(1000 * (returned - began))
+        steps_hit[next((step for step in STEPS if step not in report.steps_done), "done")] += 1
+    return {"stop latency (query call -> cycle return)": percentiles(latencies) if latencies else None,
+            "the query's own latency while the cycle ran": percentiles(query_ms) if query_ms else None,
+            "steps the cycle was in when stopped": dict(steps_hit),
+            "cycles that ended before the query (not samples)": finished_first, "load average": load_average()}
+
+
+def gardener(user, steps: StepClock, texts: list[str], *, seed: int, cycles: int, whole_round: bool,
+             stops: int) -> dict:
     """Successive gardener cycles on the corpus user's graph, window after window (``whole_round``: until the round's
     last window), each as the task runs it (gardener_run, manual); then each undone, the last first."""
     from datetime import timedelta
@@ -598,6 +644,8 @@ def gardener(user, steps: StepClock, *, seed: int, cycles: int, whole_round: boo
     figures["links / live nodes before the cycles and after their undo"] = [
         [links_before, MemoryLink.objects.filter(source__owner=user).count()],
         [live_before, Memory.objects.filter(owner=user, deleted_at__isnull=True).count()]]
+    if stops:
+        figures["stop on a query"] = gardener_stops(user, texts, samples=stops, seed=seed)
     # The tick: one statement of reads for every user's state, whatever their number.
     others = [User(username=f"bench-idle-{index}", email=f"idle-{index}@bench.invalid") for index in range(GARDEN_USERS)]
     User.objects.bulk_create(others, ignore_conflicts=True)
@@ -778,6 +826,8 @@ def main() -> None:
     parser.add_argument("--garden-cycles", type=int, default=3, help="gardener cycles (windows) to run one after "
                                                                      "another")
     parser.add_argument("--garden-round", action="store_true", help="gardener cycles until the round's last window")
+    parser.add_argument("--garden-stops", type=int, default=12, help="gardener stop-latency samples (a query of the "
+                                                                     "owner while a cycle runs)")
     parser.add_argument("--worker-rss", action="store_true", help="also a real celery worker's RSS while it runs a "
                                                                   "full_cycle dream and a gardener cycle")
     parser.add_argument("--prepare", help=argparse.SUPPRESS)  # the child that prepares the base database
@@ -808,8 +858,8 @@ def main() -> None:
                 "wake": lambda: wake(user, clock, texts, samples=args.wake_samples, seed=args.seed),
                 "causal": lambda: causal(user, count=args.pairs, seed=args.seed),
                 "recall": lambda: recall([1000, 10000] if args.recall_10k else [1000]),
-                "gardener": lambda: gardener(user, steps, seed=args.seed, cycles=args.garden_cycles,
-                                             whole_round=args.garden_round),
+                "gardener": lambda: gardener(user, steps, texts, seed=args.seed, cycles=args.garden_cycles,
+                                             whole_round=args.garden_round, stops=args.garden_stops),
                 "worker": lambda: worker(user, database, seed=args.seed, walks=args.walks)}
 
     def measure() -> None:
