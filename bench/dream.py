@@ -329,14 +329,38 @@ def cycle(user, clock: BatchClock, *, seed: int, walks: int, minutes: float | No
 
 # --- wake ----------------------------------------------------------------------------------------------------------
 
-def wake(user, clock: BatchClock, texts: list[str], *, samples: int, seed: int) -> dict:
-    """Wake latency: the dream's return after a real query of its owner, half the samples in NREM, half in REM."""
+def query_while(call, user, text: str, rng: random.Random) -> tuple:
+    """Run ``call`` in a thread and, at a random moment 0.5-3 s in, make a real query of ``user`` (memory_retrieve,
+    which announces it as it starts): (what ``call`` returned, when it returned, when the query was called, when the
+    query returned), perf_counter seconds."""
     from django.db import connection
 
+    from apps.memories.services import memory_retrieve
+
+    done: dict = {}
+
+    def work():
+        try:
+            done["result"] = call()
+            done["at"] = time.perf_counter()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=work, name="bench-query-while")
+    thread.start()
+    time.sleep(rng.uniform(0.5, 3.0))
+    began = time.perf_counter()
+    memory_retrieve(actor=user, text=text, limit=10)
+    returned = time.perf_counter()
+    thread.join()
+    return done["result"], done["at"], began, returned
+
+
+def wake(user, clock: BatchClock, texts: list[str], *, samples: int, seed: int) -> dict:
+    """Wake latency: the dream's return after a real query of its owner, half the samples in NREM, half in REM."""
     from apps.cognition.models import ConsolidationRun
     from apps.cognition.services.dream import dream_execute, dream_trigger
     from apps.cognition.services.undo import undo_apply
-    from apps.memories.services import memory_retrieve
 
     rng = random.Random(seed)
     Status = ConsolidationRun.Status
@@ -351,32 +375,16 @@ def wake(user, clock: BatchClock, texts: list[str], *, samples: int, seed: int) 
         while taken < samples // 2:
             budget = {"duration_minutes": 10, "max_items": 1_000_000, "synthetic_query_count": 500}
             run = dream_trigger(actor=user, phase=phase, seed=seed, **budget)
-            done: dict = {}
-
-            def work(run_id=run.pk):
-                try:
-                    done["run"] = dream_execute(run_id=run_id)
-                    done["at"] = time.perf_counter()
-                finally:
-                    connection.close()
-
-            thread = threading.Thread(target=work, name="bench-dream")
-            thread.start()
-            time.sleep(rng.uniform(0.5, 3.0))
-            text = texts[(taken + samples) % len(texts)]
-            began = time.perf_counter()
-            memory_retrieve(actor=user, text=text, limit=10)
-            returned = time.perf_counter()
-            thread.join()
-            run = done["run"]
-            if run.status == Status.COMPLETED or done["at"] < returned:  # it ended before the query: no sample
+            run, at, began, returned = query_while(lambda run_id=run.pk: dream_execute(run_id=run_id), user,
+                                                   texts[(taken + samples) % len(texts)], rng)
+            if run.status == Status.COMPLETED or at < returned:  # it ended before the query: no sample
                 finished_first += 1
                 if run.status == Status.COMPLETED:
                     undo_apply(actor=user, reversal_hash=run.reversal_hash, preview=False)
                 continue
             if run.progress.get("stop_reason") != "query":
                 raise SystemExit(f"The dream stopped for {run.progress.get('stop_reason')}, not the query.")
-            latencies[phase].append(1000 * (done["at"] - returned))
+            latencies[phase].append(1000 * (at - returned))
             phases_hit[run.checkpoint.get("phase")] += 1
             query_ms.append(1000 * (returned - began))
             taken += 1
@@ -551,37 +559,19 @@ def gardener_stops(user, texts: list[str], *, samples: int, seed: int) -> dict:
     (memory_retrieve, which announces it as it starts); latency = from the query's call to gardener_run's return
     (interrupted), which may come before the query itself returns. Each sample starts a new cycle, which tends the
     window the last one left."""
-    from django.db import connection
-
     from apps.cognition.services.gardener.cycle import gardener_run
     from apps.cognition.services.gardener.limits import STEPS
-    from apps.memories.services import memory_retrieve
 
     rng = random.Random(seed)
     latencies, query_ms, steps_hit = [], [], Counter()
     finished_first = 0
     for index in range(samples):
-        done: dict = {}
-
-        def work():
-            try:
-                done["report"] = gardener_run(actor=user)
-                done["at"] = time.perf_counter()
-            finally:
-                connection.close()
-
-        thread = threading.Thread(target=work, name="bench-gardener")
-        thread.start()
-        time.sleep(rng.uniform(0.5, 3.0))
-        began = time.perf_counter()
-        memory_retrieve(actor=user, text=texts[index % len(texts)], limit=10)
-        returned = time.perf_counter()
-        thread.join()
-        report = done["report"]
+        report, at, began, returned = query_while(lambda: gardener_run(actor=user), user, texts[index % len(texts)],
+                                                  rng)
         if report.stop_reason != "query":  # it ended before the query: no sample
             finished_first += 1
             continue
-        latencies.append(1000 * (done["at"] - began))
+        latencies.append(1000 * (at - began))
         query_ms.append(1000 * (returned - began))
         steps_hit[next((step for step in STEPS if step not in report.steps_done), "done")] += 1
     return {"stop latency (query call -> cycle return)": percentiles(latencies) if latencies else None,
