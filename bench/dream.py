@@ -37,11 +37,21 @@ Figures:
   and two hops), by node id (the walk alone) and by the nodes' words (resolution by retrieval + the walk).
 - recall: test_recall_accuracy (full_suite, 100 needles, seed 20) at haystack 1,000 (and 10,000 with --recall-10k),
   run inline through recall_test_start in a user of its own; its hidden cube is deleted after.
-- gardener: the gardener refuses graphs over MAX_NODES (1000) live nodes, so the corpus user's graph is never
-  gardened; measured instead, beside the corpus: a user of its own with MAX_NODES corpus memories stored through
-  memory_store_many, GARDEN_WEAK weak links idle two days, and importance spread out (so prune, dedupe and scaling
-  all have work), then one gardener_run (wall time, per-step counters) and its undo; and the beat's activity_tick
-  over GARDEN_USERS users' activity (idle, so each is judged: one due, the rest within their 5 minutes).
+- gardener: successive gardener cycles on the corpus user's whole graph, each tending the next window of MAX_NODES
+  (1000) nodes (--garden-cycles, default 3; --garden-round: until the round's last window), after GARDEN_WEAK weak
+  links idle two days were added between random pairs of its nodes and importance spread to 0.1 / 0.95 (so prune,
+  dedupe and scaling all have work in every window): each cycle's wall time, window, counters and per-step time (the
+  sum of its batches, timed by wrapping cycle.BATCHES) and its longest batch (what a query waits for); then each
+  cycle's undo, the last first; its stop latency (--garden-stops samples: a cycle runs in a thread and a real query
+  of the owner, memory_retrieve, stops it; from the query's return to the cycle's); and the beat's activity_tick over
+  GARDEN_USERS users' activity (idle, so each is judged: one due, the rest within their 5 minutes).
+- worker (--worker-rss, or --only worker): a real `celery -A config worker --concurrency=1` process (as `make run`
+  starts it, without the beat) on the measuring database and its SQL broker runs a full_cycle dream (dream_queue)
+  and then a gardener cycle (gardener_request + gardener_queue), as the pages hand them over; the resident memory of
+  its process tree is sampled every 0.2 s from /proc (psutil), with each process's own peak (VmHWM).
+
+    .venv/bin/python bench/dream.py --corpus 10k --only gardener --garden-round --worker-rss
+    .venv/bin/python bench/dream.py --corpus 100k --only gardener --garden-cycles 5
 """
 from __future__ import annotations
 
@@ -65,7 +75,9 @@ from bench.corpus import CORPUS_USER, LOCOMO, copy_database, locomo_pieces  # no
 from bench.perf import print_table, questions, timed  # noqa: E402
 
 CORPORA = {"10k": "engram_bench_10k", "100k": "engram_bench_100k"}
-SECTIONS = ("cycle", "wake", "causal", "recall", "gardener")
+SECTIONS = ("cycle", "wake", "causal", "recall", "gardener", "worker")
+# A real worker's memory is measured only when asked (--worker-rss or --only worker): it runs a dream of its own.
+DEFAULT_SECTIONS = SECTIONS[:-1]
 LINKED = 1000  # bench/corpus.py stores the first 1000 memories through the service: real vectors, links
 DUPLICATES, PARAPHRASES = 120, 80
 CAUSES, CHAINED = 240, 120
@@ -317,14 +329,38 @@ def cycle(user, clock: BatchClock, *, seed: int, walks: int, minutes: float | No
 
 # --- wake ----------------------------------------------------------------------------------------------------------
 
-def wake(user, clock: BatchClock, texts: list[str], *, samples: int, seed: int) -> dict:
-    """Wake latency: the dream's return after a real query of its owner, half the samples in NREM, half in REM."""
+def query_while(call, user, text: str, rng: random.Random) -> tuple:
+    """Run ``call`` in a thread and, at a random moment 0.5-3 s in, make a real query of ``user`` (memory_retrieve,
+    which announces it as it starts): (what ``call`` returned, when it returned, when the query was called, when the
+    query returned), perf_counter seconds."""
     from django.db import connection
 
+    from apps.memories.services import memory_retrieve
+
+    done: dict = {}
+
+    def work():
+        try:
+            done["result"] = call()
+            done["at"] = time.perf_counter()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=work, name="bench-query-while")
+    thread.start()
+    time.sleep(rng.uniform(0.5, 3.0))
+    began = time.perf_counter()
+    memory_retrieve(actor=user, text=text, limit=10)
+    returned = time.perf_counter()
+    thread.join()
+    return done["result"], done["at"], began, returned
+
+
+def wake(user, clock: BatchClock, texts: list[str], *, samples: int, seed: int) -> dict:
+    """Wake latency: the dream's return after a real query of its owner, half the samples in NREM, half in REM."""
     from apps.cognition.models import ConsolidationRun
     from apps.cognition.services.dream import dream_execute, dream_trigger
     from apps.cognition.services.undo import undo_apply
-    from apps.memories.services import memory_retrieve
 
     rng = random.Random(seed)
     Status = ConsolidationRun.Status
@@ -339,32 +375,16 @@ def wake(user, clock: BatchClock, texts: list[str], *, samples: int, seed: int) 
         while taken < samples // 2:
             budget = {"duration_minutes": 10, "max_items": 1_000_000, "synthetic_query_count": 500}
             run = dream_trigger(actor=user, phase=phase, seed=seed, **budget)
-            done: dict = {}
-
-            def work(run_id=run.pk):
-                try:
-                    done["run"] = dream_execute(run_id=run_id)
-                    done["at"] = time.perf_counter()
-                finally:
-                    connection.close()
-
-            thread = threading.Thread(target=work, name="bench-dream")
-            thread.start()
-            time.sleep(rng.uniform(0.5, 3.0))
-            text = texts[(taken + samples) % len(texts)]
-            began = time.perf_counter()
-            memory_retrieve(actor=user, text=text, limit=10)
-            returned = time.perf_counter()
-            thread.join()
-            run = done["run"]
-            if run.status == Status.COMPLETED or done["at"] < returned:  # it ended before the query: no sample
+            run, at, began, returned = query_while(lambda run_id=run.pk: dream_execute(run_id=run_id), user,
+                                                   texts[(taken + samples) % len(texts)], rng)
+            if run.status == Status.COMPLETED or at < returned:  # it ended before the query: no sample
                 finished_first += 1
                 if run.status == Status.COMPLETED:
                     undo_apply(actor=user, reversal_hash=run.reversal_hash, preview=False)
                 continue
             if run.progress.get("stop_reason") != "query":
                 raise SystemExit(f"The dream stopped for {run.progress.get('stop_reason')}, not the query.")
-            latencies[phase].append(1000 * (done["at"] - returned))
+            latencies[phase].append(1000 * (at - returned))
             phases_hit[run.checkpoint.get("phase")] += 1
             query_ms.append(1000 * (returned - began))
             taken += 1
@@ -476,12 +496,94 @@ def recall(haystacks: list[int]) -> dict:
 
 # --- gardener ------------------------------------------------------------------------------------------------------
 
-GARDEN_USER = "bench-gardener"
-GARDEN_WEAK = 300
+GARDEN_WEAK = 3000
 GARDEN_USERS = 1000
 
 
-def gardener(corpus_user, *, seed: int) -> dict:
+class StepClock:
+    """Times each batch of every gardener step this process runs, by step (wraps cycle.BATCHES: the step's own work,
+    without its undo, Event and commit; the services are unchanged)."""
+
+    def __init__(self) -> None:
+        from apps.cognition.services.gardener import cycle
+
+        self.seconds: Counter = Counter()
+        self.batches: Counter = Counter()
+        self.longest: Counter = Counter()
+        for name, step in list(cycle.BATCHES.items()):
+            def timed(state, cursor, memo, size, step=step, name=name):
+                started = time.perf_counter()
+                try:
+                    return step(state, cursor, memo, size)
+                finally:
+                    spent = time.perf_counter() - started
+                    self.seconds[name] += spent
+                    self.batches[name] += 1
+                    self.longest[name] = max(self.longest[name], spent)
+
+            cycle.BATCHES[name] = timed
+
+    def reset(self) -> None:
+        self.seconds.clear()
+        self.batches.clear()
+        self.longest.clear()
+
+
+def garden_work(user, *, seed: int) -> None:
+    """Work for every window of the corpus user's graph: GARDEN_WEAK weak links (0.05) made two days ago between random
+    pairs of their nodes (prune), and importance spread to 0.1 / 0.95 by a byte of each node's id (variance ~0.18:
+    scaling; 0.1 is not below the clearance's bound, so the old unlinked corpus rows are not all forgotten)."""
+    from datetime import timedelta
+
+    from django.db import connection
+    from django.utils import timezone
+
+    from apps.memories.models import Memory, MemoryLink
+
+    rng = random.Random(seed)
+    ids = list(Memory.objects.filter(owner=user, deleted_at__isnull=True).order_by("pk").values_list("pk", flat=True))
+    pairs = {tuple(rng.sample(ids, 2)) for _ in range(GARDEN_WEAK)}
+    MemoryLink.objects.bulk_create([MemoryLink(source_id=a, target_id=b, weight=0.05, origin=MemoryLink.Origin.MANUAL)
+                                    for a, b in pairs], ignore_conflicts=True)
+    # Made two days ago (created_at is set on insert): idle long enough for the prune.
+    MemoryLink.objects.filter(source__owner=user, origin=MemoryLink.Origin.MANUAL, weight=0.05).update(
+        created_at=timezone.now() - timedelta(days=2))
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {Memory._meta.db_table} SET importance = CASE WHEN get_byte(uuid_send(id), 15) "
+                       "%% 2 = 0 THEN 0.1 ELSE 0.95 END WHERE owner_id = %s AND deleted_at IS NULL", [user.pk])
+        cursor.execute(f"ANALYZE {Memory._meta.db_table}, {MemoryLink._meta.db_table}")
+
+
+def gardener_stops(user, texts: list[str], *, samples: int, seed: int) -> dict:
+    """Stop latency: a cycle runs in a thread; at a random moment the main thread makes a real query of the owner
+    (memory_retrieve, which announces it as it starts); latency = from the query's call to gardener_run's return
+    (interrupted), which may come before the query itself returns. Each sample starts a new cycle, which tends the
+    window the last one left."""
+    from apps.cognition.services.gardener.cycle import gardener_run
+    from apps.cognition.services.gardener.limits import STEPS
+
+    rng = random.Random(seed)
+    latencies, query_ms, steps_hit = [], [], Counter()
+    finished_first = 0
+    for index in range(samples):
+        report, at, began, returned = query_while(lambda: gardener_run(actor=user), user, texts[index % len(texts)],
+                                                  rng)
+        if report.stop_reason != "query":  # it ended before the query: no sample
+            finished_first += 1
+            continue
+        latencies.append(1000 * (at - began))
+        query_ms.append(1000 * (returned - began))
+        steps_hit[next((step for step in STEPS if step not in report.steps_done), "done")] += 1
+    return {"stop latency (query call -> cycle return)": percentiles(latencies) if latencies else None,
+            "the query's own latency while the cycle ran": percentiles(query_ms) if query_ms else None,
+            "steps the cycle was in when stopped": dict(steps_hit),
+            "cycles that ended before the query (not samples)": finished_first, "load average": load_average()}
+
+
+def gardener(user, steps: StepClock, texts: list[str], *, seed: int, cycles: int, whole_round: bool,
+             stops: int) -> dict:
+    """Successive gardener cycles on the corpus user's graph, window after window (``whole_round``: until the round's
+    last window), each as the task runs it (gardener_run, manual); then each undone, the last first."""
     from datetime import timedelta
 
     from django.utils import timezone
@@ -493,39 +595,47 @@ def gardener(corpus_user, *, seed: int) -> dict:
     from apps.cognition.services.gardener.limits import MAX_NODES
     from apps.cognition.services.undo import undo_apply
     from apps.memories.models import Memory, MemoryLink
-    from apps.memories.services import memory_store_many
 
-    rng = random.Random(seed)
-    user = bench_user(GARDEN_USER)
-    live = Memory.objects.filter(owner=user, deleted_at__isnull=True)
-    missing = MAX_NODES - live.count()
-    if missing > 0:  # once per database: the corpus user's first memories, stored again through the service
-        texts = list(Memory.objects.filter(owner=corpus_user).order_by("created_at")
-                     .values_list("content", flat=True)[:missing])
-        for start in range(0, len(texts), 200):
-            memory_store_many(actor=user, items=[{"content": text} for text in texts[start:start + 200]])
-    ids = list(live.values_list("pk", flat=True))
-    MemoryLink.objects.filter(source__owner=user, origin=MemoryLink.Origin.MANUAL).delete()
-    pairs = {tuple(rng.sample(ids, 2)) for _ in range(GARDEN_WEAK)}
-    long_ago = timezone.now() - timedelta(days=2)
-    MemoryLink.objects.bulk_create([MemoryLink(source_id=a, target_id=b, weight=0.05, origin=MemoryLink.Origin.MANUAL)
-                                    for a, b in pairs], ignore_conflicts=True)
-    # Made two days ago (created_at is set on insert): idle long enough for the prune.
-    MemoryLink.objects.filter(source__owner=user, origin=MemoryLink.Origin.MANUAL).update(created_at=long_ago)
-    for memory_id in ids:  # a spread of importance the scaling step pulls back toward 0.5
-        Memory.objects.filter(pk=memory_id).update(importance=rng.choice((0.02, 0.98)))
-    started = time.perf_counter()
-    report = gardener_run(actor=user)
-    wall = time.perf_counter() - started
-    undo_seconds = None
-    if report.reversal_hash:
+    garden_work(user, seed=seed)
+    links_before = MemoryLink.objects.filter(source__owner=user).count()
+    live_before = Memory.objects.filter(owner=user, deleted_at__isnull=True).count()
+    figures: dict = {"graph": {"live nodes": live_before, "links": links_before, "window (MAX_NODES)": MAX_NODES}}
+    reports, walls = [], []
+    while True:
+        steps.reset()
         started = time.perf_counter()
-        undo_apply(actor=user, reversal_hash=report.reversal_hash, preview=False)
-        undo_seconds = round(time.perf_counter() - started, 2)
-    figures = {"gardener cycle, 1000 nodes": {
-        "status": report.status, "stop_reason": report.stop_reason, "wall time s": round(wall, 2),
-        "counters": report.counters, "steps": report.steps_done, "undo s": undo_seconds,
-        "load average": load_average()}}
+        report = gardener_run(actor=user)
+        wall = time.perf_counter() - started
+        reports.append(report)
+        walls.append(wall)
+        figures[f"cycle {len(reports)}"] = {
+            "wall s": round(wall, 2), "status": report.status, "window": {
+                key: report.window[key] for key in ("round", "index", "of", "nodes", "last")},
+            "counters": {name: value for name, value in report.counters.items() if value},
+            "step s (sum of batches)": {name: round(value, 2) for name, value in steps.seconds.items()},
+            "longest batch s by step": {name: round(value, 2) for name, value in steps.longest.items()},
+            "load average": load_average()}
+        print(f"  cycle {len(reports)}: window {report.window['index']} of {report.window['of']}, {wall:.1f} s, "
+              f"{report.status}, load {load_average()}", flush=True)
+        if report.status != "completed" or (report.window["last"] if whole_round else len(reports) >= cycles):
+            break
+    figures["cycles: wall s p50 / mean / max"] = [round(sorted(walls)[len(walls) // 2], 2),
+                                                   round(sum(walls) / len(walls), 2), round(max(walls), 2)]
+    figures["cycles: nodes tended"] = sum(report.window["nodes"] for report in reports)
+    if whole_round:
+        figures["the whole round s (sum of its cycles)"] = round(sum(walls), 1)
+    undone = []
+    for report in reversed(reports):
+        if report.reversal_hash:
+            started = time.perf_counter()
+            undo_apply(actor=user, reversal_hash=report.reversal_hash, preview=False)
+            undone.append(time.perf_counter() - started)
+    figures["undo of each cycle, last first: s"] = [round(value, 2) for value in undone]
+    figures["links / live nodes before the cycles and after their undo"] = [
+        [links_before, MemoryLink.objects.filter(source__owner=user).count()],
+        [live_before, Memory.objects.filter(owner=user, deleted_at__isnull=True).count()]]
+    if stops:
+        figures["stop on a query"] = gardener_stops(user, texts, samples=stops, seed=seed)
     # The tick: one statement of reads for every user's state, whatever their number.
     others = [User(username=f"bench-idle-{index}", email=f"idle-{index}@bench.invalid") for index in range(GARDEN_USERS)]
     User.objects.bulk_create(others, ignore_conflicts=True)
@@ -540,6 +650,141 @@ def gardener(corpus_user, *, seed: int) -> dict:
         activity_tick(now=now + timedelta(seconds=30 * (round_ + 1)))
         ticks.append((time.perf_counter() - started) * 1000)
     figures[f"activity_tick, {idle.count()} idle users"] = {**percentiles(ticks), "load average": load_average()}
+    return figures
+
+
+# --- worker: a real Celery worker's memory ----------------------------------------------------------------------
+
+WORKER_SAMPLE_SECONDS = 0.2
+
+
+class TreeMemory:
+    """The resident memory of a process and its children, sampled from /proc (psutil) by a thread: the largest total
+    seen, and each process's own peak (VmHWM, read as it ends or at the last sample)."""
+
+    def __init__(self, pid: int) -> None:
+        import psutil
+
+        self.root = psutil.Process(pid)
+        self.peak_total = 0
+        self.peaks: dict[int, tuple[str, int]] = {}
+        self.running = True
+        self.thread = threading.Thread(target=self._sample, name="bench-rss", daemon=True)
+        self.thread.start()
+
+    def _processes(self):
+        import psutil
+
+        try:
+            return [self.root, *self.root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return []
+
+    def now(self) -> int:
+        """Resident bytes of the tree now (VmRSS summed)."""
+        import psutil
+
+        total = 0
+        for process in self._processes():
+            try:
+                total += process.memory_info().rss
+                high = next(int(line.split()[1]) * 1024 for line in Path(f"/proc/{process.pid}/status").read_text()
+                            .splitlines() if line.startswith("VmHWM"))
+                role = "main" if process.pid == self.root.pid else "pool child"
+                self.peaks[process.pid] = (role, max(high, self.peaks.get(process.pid, (role, 0))[1]))
+            except (psutil.NoSuchProcess, FileNotFoundError, StopIteration):
+                continue
+        self.peak_total = max(self.peak_total, total)
+        return total
+
+    def _sample(self) -> None:
+        while self.running:
+            self.now()
+            time.sleep(WORKER_SAMPLE_SECONDS)
+
+    def stop(self) -> None:
+        self.running = False
+        self.thread.join()
+
+
+def mib(value: int) -> int:
+    return round(value / 2 ** 20)
+
+
+def worker(user, database: str, *, seed: int, walks: int) -> dict:
+    """A real `celery worker` (as `make run` starts it, without the beat: --concurrency=1, the prefork pool) on the
+    measuring database and its SQL broker, given what a user's pages give it: a full_cycle dream (dream_queue), then a
+    gardener cycle (gardener_request + gardener_queue); its process tree's resident memory sampled throughout."""
+    import os
+    import signal
+
+    from apps.cognition.models import ActivityState, ConsolidationRun
+    from apps.cognition.services.dream import dream_trigger
+    from apps.cognition.services.gardener.cycle import gardener_request
+    from apps.cognition.tasks import dream_queue, gardener_queue
+    from apps.core.models import WorkerHeartbeat
+
+    hostname = f"bench-rss-{os.getpid()}@bench"
+    env = {**os.environ, "ENGRAM_BENCH_DB": database, "DJANGO_SETTINGS_MODULE": "config.settings.bench",
+           "HF_HUB_OFFLINE": "1"}
+    log = open(Path("/tmp") / f"bench-worker-{os.getpid()}.log", "w")
+    process = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
+                                "--concurrency=1", "--hostname", hostname], cwd=REPO, env=env,
+                               start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
+    memory = TreeMemory(process.pid)
+    figures: dict = {"worker": "celery -A config worker --loglevel=INFO --concurrency=1 (prefork, one pool child)",
+                     "worker log": log.name}
+    try:
+        started = time.perf_counter()
+        while not WorkerHeartbeat.objects.filter(hostname=hostname).exists():
+            if process.poll() is not None or time.perf_counter() - started > 120:
+                raise SystemExit(f"The worker did not start: see {log.name}")
+            time.sleep(0.5)
+        time.sleep(2)  # the pool child forks after the consumer is up
+        figures["ready after s"] = round(time.perf_counter() - started, 1)
+        figures["RSS MiB when ready (main + child)"] = mib(memory.now())
+        budget = {"duration_minutes": 10, "max_items": 1_000_000, "synthetic_query_count": walks}
+        run = dream_queue(dream_trigger(actor=user, phase="full_cycle", seed=seed, **budget))
+        started = time.perf_counter()
+        while True:
+            time.sleep(1)
+            run = ConsolidationRun.objects.get(pk=run.pk)
+            if run.status == ConsolidationRun.Status.COMPLETED:
+                break
+            if run.status == ConsolidationRun.Status.INTERRUPTED and run.progress.get("stop_reason") == "minutes":
+                run = dream_queue(dream_trigger(actor=user, **budget))  # resumed, as a second trigger would
+            elif run.status not in ConsolidationRun.ACTIVE:
+                raise SystemExit(f"The dream stopped: {run.status} {run.progress} {run.notes}")
+        figures["dream full_cycle through the worker: wall s"] = round(time.perf_counter() - started, 1)
+        figures["dream counters"] = {name: value for name, value in run.checkpoint["counters"].items() if value}
+        figures["RSS MiB after the dream"] = mib(memory.now())
+        figures["load average after the dream"] = load_average()
+        gardener_queue(user, gardener_request(actor=user))
+        started = time.perf_counter()
+        while True:
+            time.sleep(0.5)
+            state = ActivityState.objects.get(owner=user)
+            if not state.cycle_token:
+                break
+        figures["gardener cycle through the worker: wall s"] = round(time.perf_counter() - started, 1)
+        figures["gardener cycle"] = {"status": state.last_cycle["status"], "window": state.last_cycle.get("window"),
+                                     "counters": {name: value for name, value in state.last_cycle["counters"].items()
+                                                  if value}}
+        figures["RSS MiB after the gardener cycle"] = mib(memory.now())
+        figures["load average after the gardener cycle"] = load_average()
+    finally:
+        memory.now()
+        memory.stop()
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        log.close()
+    figures["peak RSS MiB of the tree (sampled every 0.2 s)"] = mib(memory.peak_total)
+    figures["peak RSS MiB by process (VmHWM)"] = {f"{role} {pid}": mib(high)
+                                                   for pid, (role, high) in sorted(memory.peaks.items())}
     return figures
 
 
@@ -566,15 +811,25 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--run-db", help="the measuring copy's name (default engram_bench_dream_<corpus>): two runs "
                                          "at once need two")
+    parser.add_argument("--corpus-db", help="the corpus database to start from (default engram_bench_<corpus>); its "
+                                            "base copy is <corpus-db>_dream_base")
+    parser.add_argument("--garden-cycles", type=int, default=3, help="gardener cycles (windows) to run one after "
+                                                                     "another")
+    parser.add_argument("--garden-round", action="store_true", help="gardener cycles until the round's last window")
+    parser.add_argument("--garden-stops", type=int, default=12, help="gardener stop-latency samples (a query of the "
+                                                                     "owner while a cycle runs)")
+    parser.add_argument("--worker-rss", action="store_true", help="also a real celery worker's RSS while it runs a "
+                                                                  "full_cycle dream and a gardener cycle")
     parser.add_argument("--prepare", help=argparse.SUPPRESS)  # the child that prepares the base database
     args = parser.parse_args()
     if args.prepare:
         setup_django(args.prepare)
         prepare(args.seed)
         return
-    base = f"engram_bench_dream_{args.corpus}_base"
+    source = args.corpus_db or CORPORA[args.corpus]
+    base = f"{args.corpus_db}_dream_base" if args.corpus_db else f"engram_bench_dream_{args.corpus}_base"
     database = args.run_db or f"engram_bench_dream_{args.corpus}"
-    copy_database(CORPORA[args.corpus], base)
+    copy_database(source, base)
     subprocess.run([sys.executable, __file__, "--prepare", base, "--seed", str(args.seed)], check=True, cwd=REPO)
     fresh_copy(base, database)
     setup_django(database)
@@ -582,17 +837,20 @@ def main() -> None:
 
     user = bench_user(CORPUS_USER)
     size = Memory.objects.filter(owner=user, deleted_at__isnull=True).count()
-    sections = set(args.only or SECTIONS)
-    print(f"{machine()}\n{database}: {size} memories", flush=True)
+    sections = set(args.only or DEFAULT_SECTIONS) | ({"worker"} if args.worker_rss else set())
+    print(f"{machine()}\n{database} (from {source}): {size} memories", flush=True)
     figures: dict = {"machine": machine(), "memories": size}
     clock = BatchClock()
+    steps = StepClock()
     texts = questions(200, args.seed + 1)
     measures = {"cycle": lambda: cycle(user, clock, seed=args.seed, walks=args.walks,
                                             minutes=args.cycle_minutes),
                 "wake": lambda: wake(user, clock, texts, samples=args.wake_samples, seed=args.seed),
                 "causal": lambda: causal(user, count=args.pairs, seed=args.seed),
                 "recall": lambda: recall([1000, 10000] if args.recall_10k else [1000]),
-                "gardener": lambda: gardener(user, seed=args.seed)}
+                "gardener": lambda: gardener(user, steps, texts, seed=args.seed, cycles=args.garden_cycles,
+                                             whole_round=args.garden_round, stops=args.garden_stops),
+                "worker": lambda: worker(user, database, seed=args.seed, walks=args.walks)}
 
     def measure() -> None:
         for section in SECTIONS:

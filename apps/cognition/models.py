@@ -456,6 +456,12 @@ class ActivityState(models.Model):
     cycle_heartbeat_at = models.DateTimeField(null=True, blank=True)
     # The reversal hash of the cycle under way (its undo waits until it stops).
     cycle_hash = models.CharField(max_length=64, blank=True)
+    # Cycles tend the graph window by window (services/gardener/cycle.py): the next window starts after this node id
+    # (null: at the first node, a new round).
+    garden_cursor = models.UUIDField(null=True, blank=True)
+    # The round under way, or the last one finished: {"number", "started_at", "dedupe_since", "windows", "variance",
+    # "factor", "scaled_through", "finished_at"}.
+    garden_round = models.JSONField(default=dict, blank=True)
 
     class Meta:
         verbose_name = "activity state"

@@ -70,14 +70,20 @@ def gardener_tick() -> dict:
 
 
 @shared_task(name="cognition.gardener_cycle", acks_late=True)
-def gardener_cycle(user_id: int) -> dict:
-    """One automatic gardener cycle of a user. A refusal (they became active, a cycle or dream of theirs is under way,
-    the graph grew too large) is final: the next tick decides again."""
+def gardener_cycle(user_id: int, token: str | None = None) -> dict:
+    """One gardener cycle of a user: an automatic one (the tick's), or with ``token`` the one they asked for
+    (gardener_request). A refusal (they became active, a cycle or dream of theirs is under way, another cycle took
+    the queued one's place) is final: the next tick decides again. Idempotent: a queued cycle runs once (its token)."""
     user = User.objects.filter(pk=user_id, is_active=True).first()
     if user is None:
         return {"user_id": user_id, "status": None}
     try:
-        report = gardener_run(actor=user, trigger="auto")
+        report = gardener_run(actor=user, trigger="auto" if token is None else "manual", token=token)
     except DomainError as exc:
         return {"user_id": user_id, "status": "skipped", "reason": exc.message}
     return {"user_id": user_id, "status": report.status, "counters": report.counters}
+
+
+def gardener_queue(user: User, token: str) -> None:
+    """Hand a requested (queued) cycle to the worker; the page's "Run a cycle now" calls this."""
+    gardener_cycle.delay(user.pk, token=token)

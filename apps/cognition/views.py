@@ -25,10 +25,10 @@ from apps.cognition.services.curation import MergeResult
 from apps.cognition.services.decisions import Decision, task_approve, task_reject
 from apps.cognition.services.dream import dream_get, dream_interrupt, dream_trigger
 from apps.cognition.services.gardener import limits as gardener_limits
-from apps.cognition.services.gardener.cycle import gardener_run
+from apps.cognition.services.gardener.cycle import gardener_request
 from apps.cognition.services.scratchpad import scratchpad_clear
 from apps.cognition.services.undo import UndoResult, node_restore, undo_apply
-from apps.cognition.tasks import dream_queue
+from apps.cognition.tasks import dream_queue, gardener_queue
 from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound
 from apps.core.forms import add_service_error
 from apps.core.pages import not_found_is_404
@@ -272,7 +272,7 @@ def gardener(request):
     status = gardener_status(actor=request.user)
     counters = status.last_cycle.get("counters", {})
     return render(request, "cognition/gardener.html", {
-        "status": status, "started": status.last_cycle_started,
+        "status": status, "started": status.last_cycle_started, "outcome": cycle_outcome(status.last_cycle),
         "changes": [(one if counters[name] == 1 else several, counters[name])
                     for name, one, several in CYCLE_CHANGES if counters.get(name)],
         "rules": {"idle_activity": gardener_limits.IDLE_ACTIVITY, "max_nodes": gardener_limits.MAX_NODES,
@@ -287,22 +287,36 @@ STOP_REASONS = {"query": "a query of yours came in", "dream": "a dream of yours 
                 "lease": "another cycle of yours was running"}
 
 
+def cycle_outcome(cycle: dict) -> tuple[str, str] | None:
+    """A finished cycle's outcome as a sentence and its kind (success, warning, error), as the page shows it."""
+    status = cycle.get("status")
+    if status not in ("completed", "interrupted", "failed"):
+        return None
+    counters = cycle.get("counters") or {}
+    changed = sum(counters.get(name, 0) for name, _, _ in CYCLE_CHANGES)
+    counted = f"{changed} change{'s' * (changed != 1)}"
+    if status == "completed":
+        return "success", f"The cycle completed: {counted}."
+    if status == "failed" and cycle.get("stop_reason") == "refused":
+        return "error", (cycle.get("notes") or ["The cycle did not start."])[-1]
+    if status == "failed":
+        return "error", f"The cycle failed after {counted}; what its finished batches did is kept and can be undone."
+    why = STOP_REASONS.get(cycle.get("stop_reason"), cycle.get("stop_reason"))
+    # Stopped early: not a failure, and not a success either.
+    return "warning", (f"The cycle stopped before it finished ({why}) after {counted}; what it did is kept and can be "
+                       "undone.")
+
+
 @login_required
 @require_POST
 def gardener_run_view(request):
     try:
-        report = gardener_run(actor=request.user, trigger="manual")
+        token = gardener_request(actor=request.user)
     except DomainError as error:
         messages.error(request, f"No cycle ran: {error.message}")
     else:
-        changed = sum(report.counters.get(name, 0) for name, _, _ in CYCLE_CHANGES)
-        counted = f"{changed} change{'s' * (changed != 1)}"
-        if report.status == "completed":
-            messages.success(request, f"The cycle completed: {counted}.")
-        else:  # stopped early: not a failure, and not a success either
-            why = STOP_REASONS.get(report.stop_reason, report.stop_reason)
-            messages.warning(request, f"The cycle stopped before it finished ({why}) after {counted}; what it did is "
-                                      "kept and can be undone.")
+        gardener_queue(request.user, token)
+        messages.info(request, "A cycle is queued: this page follows it as the worker runs it.")
     return redirect("dashboard:cognition-gardener")
 
 

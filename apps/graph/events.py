@@ -123,9 +123,11 @@ def dream_changed(*, run_id, phase: str, batch: int, nodes: list[Memory], relink
             "relinked": memories_relinked(relinked)}
 
 
-def gardener_changed(*, step: str, reversal_hash: str, nodes: list[Memory], relinked: list[Memory]) -> dict:
-    """What a gardener batch changed in one cube: nodes whose fields changed (importance scaled), and nodes whose
-    outgoing edges changed (an edge pruned or cut), each with all its outgoing edges now. Merges and forgets publish
-    their own events."""
+def gardener_changed(*, step: str | None, reversal_hash: str | None, nodes: list[Memory], relinked: list[Memory],
+                     status: str, batch: int, counters: dict) -> dict:
+    """A gardener batch in one cube, and where its cycle stands: nodes whose fields changed (importance scaled), nodes
+    whose outgoing edges changed (an edge pruned or cut), each with all its outgoing edges now (both empty in the
+    owner's cubes the batch did not change), and the cycle's status (running, completed, interrupted, failed), batch
+    number and counters. Merges and forgets publish their own events."""
     return {"step": step, "reversal_hash": reversal_hash, "nodes": [node_payload(memory) for memory in nodes],
-            "relinked": memories_relinked(relinked)}
+            "relinked": memories_relinked(relinked), "status": status, "batch": batch, "counters": counters}

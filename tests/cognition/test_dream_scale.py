@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from apps.cognition.models import Event, UndoEntry, UndoPart
 from apps.cognition.services.dream import dream_execute, dream_trigger, runs
 from apps.cognition.services.dream.limits import BATCH_SECONDS
-from apps.cognition.services.dream.runs import empty_snapshot
+from apps.cognition.services.dream.parts import empty_snapshot
 from apps.cognition.services.undo import snapshot_join, undo_apply
 from apps.memories.models import MemoryLink
 from tests.cognition.curation_support import everything, nodes

@@ -17,8 +17,9 @@ from apps.cognition.selectors.state import homeostasis_get
 from apps.cognition.services.curation import node_forget
 from apps.cognition.services.dream import dream_trigger
 from apps.cognition.services.gardener.activity import activity_flush, count_query, ewma_step
+from apps.cognition.services.gardener import cycle
 from apps.cognition.services.gardener.cycle import gardener_run
-from apps.cognition.services.gardener.limits import MAX_NODES
+from apps.cognition.services.gardener.limits import BATCH_SECONDS
 from apps.cognition.services.undo import node_restore, undo_apply
 from apps.core.exceptions import Conflict
 from apps.graph.models import GraphEvent
@@ -26,6 +27,7 @@ from apps.memories.models import Memory, MemoryLink
 from apps.memories.services import memory_retrieve, memory_search, retrieval
 from tests.cognition.curation_support import everything, graph_state, link, nodes
 from tests.cognition.gardener_support import FakeClock, age_link, age_node, idle_for
+from tests.cognition.test_gardener_windows import graph
 
 pytestmark = pytest.mark.django_db
 
@@ -138,20 +140,6 @@ def test_a_dream_the_user_triggered_since_going_idle_counts_as_the_auto_dream(us
         assert report.dreams == []
 
 
-def test_a_graph_over_the_limit_waits_and_says_why(user):
-    [first] = nodes(user, "The first of many notes.")
-    Memory.objects.bulk_create([Memory(owner=user, cube_id=first.cube_id, content=f"Note {index}.")
-                                for index in range(MAX_NODES)])
-    clock = FakeClock()
-    idle_for(user, clock, 600 - 60)
-    report = clock.tick()
-    assert report.cycles == []
-    assert any(f"{MAX_NODES + 1} live nodes" in reason for reason in report.waiting[user.pk])
-    with pytest.raises(Conflict) as refused:
-        gardener_run(actor=user)
-    assert refused.value.extra["nodes"] == MAX_NODES + 1
-
-
 def test_one_cycle_at_a_time_and_none_during_a_dream(user):
     nodes(user, "A lone note.")
     ActivityState.objects.create(owner=user, cycle_token="someone", cycle_heartbeat_at=timezone.now())
@@ -183,14 +171,19 @@ def test_prune_removes_weak_links_idle_a_day_and_keeps_the_rest(user, django_cap
     assert report.counters["edges_pruned"] == 2
     assert not MemoryLink.objects.filter(pk__in=[idle.pk, never_used.pk]).exists()
     assert MemoryLink.objects.filter(pk__in=[recent.pk, strong.pk]).count() == 2
-    [event] = Event.objects.filter(owner=user, action=Event.Action.GARDENED)
-    assert event.detail["operation"] == "prune" and event.reversal_hash == report.reversal_hash
-    assert set(event.node_ids) == {a.pk, b.pk, e.pk} and event.actor_label == "gardener"
-    [published] = GraphEvent.objects.filter(kind="gardener.changed")
-    assert published.cube_id == a.cube_id
-    assert published.payload["relinked"] == [{"id": str(a.pk), "outgoing_edges": published.payload["relinked"][0][
-        "outgoing_edges"]}]
-    assert {edge["target"] for edge in published.payload["relinked"][0]["outgoing_edges"]} == {str(c.pk), str(d.pk)}
+    events = list(Event.objects.filter(owner=user, action=Event.Action.GARDENED))
+    assert len(events) == 2  # a batch of one link first, then one of two that found the other
+    assert {(event.detail["operation"], event.reversal_hash, event.actor_label) for event in events} == {
+        ("prune", report.reversal_hash, "gardener")}
+    assert {node for event in events for node in event.node_ids} == {a.pk, b.pk, e.pk}
+    progress = list(GraphEvent.objects.filter(kind="gardener.changed").order_by("id"))
+    assert [(event.payload["status"], event.payload["batch"]) for event in (progress[0], progress[-1])] == [
+        ("running", 0), ("completed", report.counters["batches"])]  # where the cycle stands, batch after batch
+    published = [event for event in progress if event.payload["step"] == "prune" and event.payload["relinked"]]
+    assert {event.cube_id for event in published} == {a.cube_id} and len(published) == 2
+    [relinked] = published[-1].payload["relinked"]
+    assert relinked["id"] == str(a.pk)
+    assert {edge["target"] for edge in relinked["outgoing_edges"]} == {str(c.pk), str(d.pk)}
 
 
 def test_the_clock_decides_what_is_idle(user):
@@ -268,7 +261,7 @@ def test_scaling_pulls_importance_toward_the_centre_and_records_it(user):
     notes = nodes(user, *[f"Scaled note number {index} about topic {index}." for index in range(6)])
     for index, memory in enumerate(notes):
         Memory.objects.filter(pk=memory.pk).update(importance=1.0 if index % 2 else 0.0)
-    report = gardener_run(actor=user, batch_size=4)
+    report = gardener_run(actor=user, batch_size=4, clock=lambda: 0.0)  # items take no time: batches double up to 4
     assert report.counters["nodes_scaled"] == 6
     health = homeostasis_get(actor=user)
     assert health.importance_variance == pytest.approx(0.10)
@@ -277,7 +270,7 @@ def test_scaling_pulls_importance_toward_the_centre_and_records_it(user):
     assert sorted({round(value, 9) for value in Memory.objects.filter(owner=user).values_list(
         "importance", flat=True)}) == [round(low, 9), round(high, 9)]
     scalings = Event.objects.filter(owner=user, detail__operation="importance_scaling").order_by("created_at")
-    assert [len(event.node_ids) for event in scalings] == [4, 2]
+    assert [len(event.node_ids) for event in scalings] == [1, 2, 3]
     assert health.last_scaling_time == scalings.last().created_at
     ActivityState.objects.filter(owner=user).update(last_cycle_at=None)
     again = gardener_run(actor=user)
@@ -346,6 +339,40 @@ def test_a_query_of_the_owner_stops_the_cycle_at_the_next_batch(user):
     assert state_of(user).last_cycle["status"] == "interrupted" and state_of(user).cycle_token == ""
     undo_apply(actor=user, reversal_hash=report.reversal_hash, preview=False)
     assert MemoryLink.objects.count() == 200
+
+
+class Clock:
+    """A clock that moves only when the test says: each pruned link costs ``cost`` seconds of it."""
+
+    def __init__(self, cost: float) -> None:
+        self.now = 0.0
+        self.cost = cost
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_batches_are_sized_by_the_time_an_item_takes(user, monkeypatch):
+    graph(user, 42)  # 41 weak idle links, one prune item each
+    clock = Clock(BATCH_SECONDS / 5)  # five links fit a batch
+    sizes: list[int] = []
+    prune = cycle.BATCHES["prune"]
+
+    def timed(tending, cursor, state, size):
+        sizes.append(size)
+        work = prune(tending, cursor, state, size)
+        clock.now += clock.cost * work.items
+        if len(sizes) == 6:
+            clock.cost *= 5  # from the seventh batch on, one link takes the whole batch's time
+        return work
+
+    monkeypatch.setitem(cycle.BATCHES, "prune", timed)
+    report = gardener_run(actor=user, clock=clock)
+    # One item first, doubling while the items are quick, held at the five that fit; then one at a time.
+    assert sizes[:8] == [1, 2, 4, 5, 5, 5, 5, 1] and set(sizes[8:]) == {1}, sizes
+    assert report.counters["edges_pruned"] == 41 and MemoryLink.objects.count() == 0
+    pruned = Event.objects.filter(owner=user, detail__operation="prune")
+    assert sorted(len(event.detail["pruned"]) for event in pruned) == sorted(sizes[:-1])  # the last found none
 
 
 def test_one_users_gardener_never_touches_anothers_graph(user, other_user):

@@ -13,13 +13,15 @@ from django.utils import timezone
 
 from apps.cognition.models import ActivityState, UndoEntry
 from apps.cognition.services.gardener.cycle import gardener_run
-from apps.cognition.tasks import gardener_tick
+from apps.cognition.services.dream import dream_trigger
+from apps.cognition.tasks import gardener_cycle, gardener_tick
 from apps.core.exceptions import PermissionDenied
 from apps.memories.models import MemoryLink
 from tests.cognition.curation_support import link, nodes
 from tests.cognition.gardener_support import age_link
+from tests.memories.test_faults_worker import _close_broker_connections  # noqa: F401 (fixture: dropping the test DB)
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_close_broker_connections")]
 
 BASE = "/api/v1/cognition/gardener"
 
@@ -85,10 +87,15 @@ def test_the_page_shows_activity_why_it_waits_and_runs_a_cycle(alice, bob, user)
     assert 'aria-current="page">Gardener</a>' in body and "has not been measured yet" in body
     ActivityState.objects.create(owner=user, activity=0.4, last_tick_at=timezone.now())
     assert "You are active (activity 0.40" in alice.get(reverse("dashboard:cognition-gardener")).content.decode()
-    ran = alice.post(reverse("dashboard:cognition-gardener-run"), follow=True)
-    body = ran.content.decode()
-    assert "The cycle completed: 1 change." in body
+    queued = alice.post(reverse("dashboard:cognition-gardener-run"), follow=True).content.decode()
+    # The page does not wait for the cycle: it is queued for the worker, and the button stays disabled meanwhile.
+    assert "A cycle is queued" in queued and 'id="gardener-run" disabled' in queued
+    assert MemoryLink.objects.filter(pk=weak.pk).exists()
+    run_queued(user)
+    body = alice.get(reverse("dashboard:cognition-gardener")).content.decode()
+    assert 'message-success" id="gardener-outcome">The cycle completed: 1 change.' in body
     assert "1</span> weak idle link pruned" in body and "started by you" in body
+    assert "Window 1 of about 1 in round 1: 2 of your 2 nodes" in body
     entry = UndoEntry.objects.get(owner=user, operation="gardener")
     assert f'#undo-{entry.pk[:12]}">Undo this cycle</a>' in body
     assert not MemoryLink.objects.filter(pk=weak.pk).exists()
@@ -169,14 +176,48 @@ def test_the_tick_task_starts_the_cycle_of_an_idle_user(user, other_user):
     assert ActivityState.objects.get(owner=other_user).activity == pytest.approx(0.63)  # bob's EWMA decays
 
 
-def test_a_cycle_stopped_early_is_a_warning_not_a_success(alice, user, monkeypatch):
-    from apps.cognition import views
-    from apps.cognition.services.gardener.cycle import CycleReport
+def run_queued(user) -> dict:
+    """What the worker does with the cycle the page queued: the task, through Celery's own apply, with its token."""
+    token = ActivityState.objects.get(owner=user).cycle_token
+    assert token and ActivityState.objects.get(owner=user).last_cycle["status"] == "queued"
+    return gardener_cycle.apply(args=[user.pk], kwargs={"token": token}).get()
 
-    stopped = CycleReport(status="interrupted", trigger="manual", started_at="", finished_at="", stop_reason="query",
-                          counters={"edges_pruned": 2}, steps_done=["prune"], reversal_hash=None, notes=[],
-                          dedupe_since=None)
-    monkeypatch.setattr(views, "gardener_run", lambda **_: stopped)
-    body = alice.post(reverse("dashboard:cognition-gardener-run"), follow=True).content.decode()
-    assert 'message-warning">The cycle stopped before it finished (a query of yours came in) after 2 changes' in body
+
+def test_a_cycle_stopped_early_is_a_warning_and_one_that_failed_an_error(alice, user):
+    stopped = {"status": "interrupted", "trigger": "manual", "started_at": timezone.now().isoformat(),
+               "stop_reason": "query", "counters": {"edges_pruned": 2}, "notes": []}
+    ActivityState.objects.create(owner=user, last_cycle=stopped)
+    body = alice.get(reverse("dashboard:cognition-gardener")).content.decode()
+    assert 'message-warning" id="gardener-outcome">The cycle stopped before it finished (a query of yours came in) ' \
+           'after 2 changes' in body
     assert "message-success" not in body
+    ActivityState.objects.filter(owner=user).update(last_cycle={**stopped, "status": "failed", "stop_reason": "error"})
+    body = alice.get(reverse("dashboard:cognition-gardener")).content.decode()
+    assert 'message-error" id="gardener-outcome" role="alert">The cycle failed after 2 changes' in body
+    assert ">failed</span>" in body and "message-warning" not in body
+
+
+def test_a_queued_cycle_that_cannot_start_is_shown_as_failed(alice, bob, user):
+    weak = weak_idle_link(user)
+    alice.post(reverse("dashboard:cognition-gardener-run"))
+    refused = alice.post(reverse("dashboard:cognition-gardener-run"), follow=True).content.decode()
+    assert "No cycle ran: A gardener cycle of yours is under way" in refused  # one at a time, queued included
+    assert "A cycle is queued" not in bob.get(reverse("dashboard:cognition-gardener")).content.decode()
+    run = dream_trigger(actor=user, phase="nrem")  # a dream started before the worker took the cycle
+    outcome = run_queued(user)
+    assert outcome["status"] == "skipped" and "dream" in outcome["reason"]
+    state = ActivityState.objects.get(owner=user)
+    assert (state.last_cycle["status"], state.last_cycle["stop_reason"], state.cycle_token) == ("failed", "refused", "")
+    body = alice.get(reverse("dashboard:cognition-gardener")).content.decode()
+    assert f"The cycle did not start: A dream of yours is under way (dream_run_id {run.pk})" in body
+    assert MemoryLink.objects.filter(pk=weak.pk).exists()
+    # The same task delivered twice does nothing the second time: its token is spent.
+    assert gardener_cycle.apply(args=[user.pk], kwargs={"token": "spent"}).get()["status"] == "skipped"
+
+
+def test_a_queued_cycle_no_worker_took_is_shown_as_failed(alice, user):
+    alice.post(reverse("dashboard:cognition-gardener-run"))
+    ActivityState.objects.filter(owner=user).update(cycle_heartbeat_at=timezone.now() - timedelta(minutes=5))
+    body = alice.get(reverse("dashboard:cognition-gardener")).content.decode()
+    assert "The cycle you asked for did not start: no worker took it" in body
+    assert 'id="gardener-run" disabled' not in body  # it may be asked for again

@@ -12,19 +12,35 @@ from apps.core.api.serializers import StrictSerializer
 class GardenerRunRequestSerializer(StrictSerializer):
     batch_size = serializers.IntegerField(
         required=False, min_value=1, max_value=limits.BATCH_ITEMS, default=limits.BATCH_ITEMS,
-        help_text="Items (links, nodes, cycles) per batch, one transaction each; a query of yours stops the cycle "
-                  "before the next batch.")
+        help_text="Items (links, nodes, cycles) a batch takes at most; batches are sized by time (about 50 ms of "
+                  "work each, one transaction each), and a query of yours stops the cycle before the next batch.")
 
 
 # --- Responses -------------------------------------------------------------------------------------------------
 
+class GardenerWindowSerializer(serializers.Serializer):
+    round = serializers.IntegerField(help_text="The round: successive cycles go round the whole graph, window by "
+                                               "window.")
+    index = serializers.IntegerField(help_text="The window's number in its round, from 1.")
+    of = serializers.IntegerField(help_text="About how many windows the round takes (graph / max_nodes).")
+    nodes = serializers.IntegerField(help_text="Live nodes in the window when it was begun (at most max_nodes).")
+    graph = serializers.IntegerField(help_text="Your live nodes when the cycle started.")
+    after = serializers.UUIDField(allow_null=True, help_text="The window holds the node ids after this one (null: "
+                                                             "from the first).")
+    upto = serializers.UUIDField(allow_null=True, help_text="... up to this one (null: to the last).")
+    last = serializers.BooleanField(help_text="The round's last window.")
+
+
 class GardenerCycleSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=["running", "completed", "interrupted"])
+    status = serializers.ChoiceField(choices=["queued", "running", "completed", "interrupted", "failed"],
+                                     help_text="queued: asked for on the page, waiting for the worker.")
     trigger = serializers.ChoiceField(choices=["auto", "manual", "admin"])
-    started_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(required=False, help_text="Left out while the cycle is queued.")
     finished_at = serializers.DateTimeField(required=False, help_text="Left out while the cycle runs.")
-    stop_reason = serializers.CharField(required=False, help_text="done, query (a query of yours), dream, lease or "
-                                                                  "error; left out while the cycle runs.")
+    stop_reason = serializers.CharField(required=False, help_text="done, query (a query of yours), dream, lease, "
+                                                                  "error or refused (a queued cycle that could not "
+                                                                  "start); left out while the cycle runs.")
+    window = GardenerWindowSerializer(required=False, help_text="The part of your graph the cycle tends.")
     step = serializers.CharField(required=False, help_text="While the cycle runs: its step now.")
     counters = serializers.DictField(child=serializers.IntegerField(), help_text="Rows changed by kind, and batches.")
     steps_done = serializers.ListField(child=serializers.CharField(), required=False)

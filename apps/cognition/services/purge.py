@@ -32,15 +32,16 @@ class PurgeReport:
     scratchpad_dropped: int
 
 
-def expired_purge(*, now: datetime | None = None, owner: User | None = None) -> PurgeReport:
+def expired_purge(*, now: datetime | None = None, owner: User | None = None, limit: int | None = None) -> PurgeReport:
     """Everything expired; with ``owner`` (a gardener cycle's glymphatic clearance), only that user's: the trash of
-    their nodes, their undo snapshots and their scratchpads."""
+    their nodes, their undo snapshots and their scratchpads. ``limit``: at most that many tombstones and that many
+    snapshots (the oldest first; the next call takes the rest)."""
     now = now or timezone.now()
     purged = dropped = 0
     mine = {} if owner is None else {"owner": owner}
     expired = Tombstone.objects.filter(deadline__lte=now, **({} if owner is None else {"memory__owner": owner})
                                        ).order_by("deadline", "memory_id")
-    for memory_id in list(expired.values_list("memory_id", flat=True)):
+    for memory_id in list(expired.values_list("memory_id", flat=True)[:limit]):
         with transaction.atomic():
             tombstone = Tombstone.objects.select_for_update().filter(memory_id=memory_id, deadline__lte=now).first()
             if tombstone is None:  # restored, or purged by a concurrent run, since the list was read
@@ -51,7 +52,8 @@ def expired_purge(*, now: datetime | None = None, owner: User | None = None) -> 
                 tombstone.delete()
                 dropped += 1
     snapshots = 0
-    for reversal_hash in list(UndoEntry.objects.filter(expires_at__lte=now, **mine).values_list("pk", flat=True)):
+    snapshots_expired = UndoEntry.objects.filter(expires_at__lte=now, **mine).order_by("expires_at", "pk")
+    for reversal_hash in list(snapshots_expired.values_list("pk", flat=True)[:limit]):
         with transaction.atomic():
             snapshots += UndoEntry.objects.filter(pk=reversal_hash, expires_at__lte=now).delete()[0]
     scratchpad, _ = ScratchpadItem.objects.filter(expires_at__lte=now, **mine).delete()

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 
 from django.core import serializers
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -156,10 +156,17 @@ class UndoPlan:
         }
 
 
-def undo_part_add(*, entry_id: str, seq: int, part: dict) -> None:
-    """Append a batch's part to a growing snapshot (a dream's), in the batch's transaction: the rows the snapshot
-    did not hold yet, ``made`` ids, ``covers`` and ``cubes``, as a snapshot holds them."""
+def undo_part_add(*, entry_id: str, part: dict) -> int:
+    """Append a batch's part to a growing snapshot (a dream's, a gardener cycle's), in the batch's transaction: the
+    rows the snapshot did not hold yet, ``made`` ids, ``covers`` and ``cubes``, as a snapshot holds them. Its number
+    (seq) is the next after the parts committed: the entry's row is locked to the end of the transaction, so that two
+    writers (a worker that lost its lease and the one that took it over) append one after the other, never both under
+    one number."""
+    UndoEntry.objects.select_for_update().filter(pk=entry_id).values_list("pk", flat=True).get()
+    last = UndoPart.objects.filter(entry_id=entry_id).aggregate(last=Max("seq"))["last"]
+    seq = 0 if last is None else last + 1
     UndoPart.objects.create(entry_id=entry_id, seq=seq, snapshot=part)
+    return seq
 
 
 def snapshot_join(snapshot: dict, part: dict) -> dict:

@@ -235,6 +235,11 @@ def _candidates(ctx: Context, cursor, size: int) -> list[tuple[str, bool]]:
                                   cube_id__in=ctx.cube_ids, kind__in=MERGEABLE_KINDS, created_at__lt=started)
     if ctx.windows.get("dedupe_since"):
         nodes = nodes.filter(updated_at__gte=ctx.windows["dedupe_since"])
+    # A gardener cycle compares only its window's nodes (ids after "after", up to "upto"); a dream every node.
+    if ctx.windows.get("after"):
+        nodes = nodes.filter(pk__gt=ctx.windows["after"])
+    if ctx.windows.get("upto"):
+        nodes = nodes.filter(pk__lte=ctx.windows["upto"])
     if cursor:
         nodes = nodes.filter(pk__gt=cursor)
     return [(str(pk), deleted is None)

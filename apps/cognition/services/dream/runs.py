@@ -20,7 +20,6 @@ resumable, and undoable as a whole by one reversal hash.
 from __future__ import annotations
 
 import copy
-import json
 import logging
 import secrets
 import time
@@ -31,21 +30,22 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.contrib.postgres.fields import ArrayField
-from django.db import IntegrityError, connection, models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import F, Func, Q, Value
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.cognition.models import ConsolidationRun, Event, SessionItem, UndoEntry, UndoPart
+from apps.cognition.models import ConsolidationRun, Event, SessionItem, UndoEntry
 from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.dream import clusters, commit, nrem, rem
 from apps.cognition.services.dream.limits import (
     BATCH_ITEMS, BATCH_SECONDS, DREAM_MINUTES, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES, SYNTHETIC_QUERIES,
 )
-from apps.cognition.services.dream.work import Context, Work, pair
+from apps.cognition.services.dream.parts import UndoHeld, empty_snapshot, undo_held, undo_part
+from apps.cognition.services.dream.work import Context, Pace, Work
 from apps.cognition.services.neuromod import levels_of
 from apps.cognition.services.sessions import session_get
-from apps.cognition.services.undo import SNAPSHOT_VERSION, undo_apply, undo_part_add, undo_record
+from apps.cognition.services.undo import undo_apply, undo_part_add, undo_record
 from apps.core.exceptions import Conflict, DomainError, InvalidInput, NotFound, Unavailable
 from apps.cubes.access import cube_ids_writable
 from apps.cubes.models import Cube
@@ -58,9 +58,6 @@ Status = ConsolidationRun.Status
 # Each phase's batch: (context, cursor, size) -> Work.
 BATCHES = {"nrem_replay": nrem.replay, "nrem_link": nrem.link, "nrem_dedupe": nrem.dedupe,
            "nrem_summarise": clusters.summarise, "nrem_commit": commit.commit_thoughts, "rem": rem.dream_walks}
-ROW_SETS = ("memories", "vectors", "profiles", "links", "annotations")
-# A dream's snapshot keeps the scratchpad items it committed too (the snapshots of its merges have none).
-DREAM_ROW_SETS = (*ROW_SETS, "scratchpad")
 COUNTERS = ("items", "batches", "items_replayed", "edges_strengthened", "edges_weakened", "edges_reactivated",
             "edges_pruned", "pairs_examined", "new_edges_created", "nodes_compared", "merges", "nodes_merged",
             "tasks_opened", "nodes_clustered", "clusters_examined", "summaries_created", "summaries_updated",
@@ -74,12 +71,6 @@ def learning_rate(owner: User) -> tuple[float, float]:
     so eta is 0.01 at rest and 0.02 at the highest learning score), read when the run is made."""
     levels = levels_of(session_get(actor=owner))
     return levels.acetylcholine, levels.learning_rate
-
-
-def empty_snapshot() -> dict:
-    return {"version": SNAPSHOT_VERSION, **{name: [] for name in DREAM_ROW_SETS},
-            "made": {"memories": [], "links": []},
-            "cubes": [], "covers": []}
 
 
 # --- trigger ------------------------------------------------------------------------------------------------------
@@ -217,88 +208,15 @@ def _beat(run_id, token: str) -> str | None:
 
 
 @dataclass
-class _Undo:
-    """What the run's undo holds so far, as sets of ids (read once when a worker takes the run, then kept up to date
-    batch by batch): the rows it keeps, by row set, and what the run made. A batch's part adds only what is new."""
-
-    kept: dict[str, set] = field(default_factory=lambda: {name: set() for name in DREAM_ROW_SETS})
-    made_memories: set[str] = field(default_factory=set)
-    made_links: set[int] = field(default_factory=set)
-    # Memories whose rows it keeps or that the run made, and the node pairs of the links it keeps.
-    memories: set[str] = field(default_factory=set)
-    pairs: set[tuple[str, str]] = field(default_factory=set)
-    cubes: set[str] = field(default_factory=set)
-    # Parts written so far (the next part's seq).
-    parts: int = 0
-
-    def absorb(self, *, kept: dict[str, list], pairs: list, made_memories: list, made_links: list,
-               cubes: list) -> None:
-        for name, pks in kept.items():
-            self.kept[name].update(pks)
-        self.memories.update(str(pk) for pk in kept.get("memories", ()))
-        self.pairs.update(pair(source, target) for source, target in pairs)
-        self.made_memories.update(str(pk) for pk in made_memories)
-        self.memories.update(str(pk) for pk in made_memories)
-        self.made_links.update(made_links)
-        self.cubes.update(cubes)
-
-    def absorb_snapshot(self, snapshot: dict) -> None:
-        self.absorb(kept={name: [row["pk"] for row in snapshot.get(name, [])] for name in DREAM_ROW_SETS},
-                    pairs=[(row["fields"]["source"], row["fields"]["target"]) for row in snapshot.get("links", [])],
-                    made_memories=snapshot.get("made", {}).get("memories", []),
-                    made_links=snapshot.get("made", {}).get("links", []), cubes=snapshot.get("cubes", []))
-
-
-def _undo_held(entry: UndoEntry) -> _Undo:
-    """The run's undo as sets: its entry's own snapshot, then the ids of its parts' rows, read in PostgreSQL (a part's
-    rows are never loaded here)."""
-    held = _Undo()
-    held.absorb_snapshot(entry.snapshot)
-    paths = [f"'$.{name}[*].pk'" for name in DREAM_ROW_SETS]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {', '.join(f'jsonb_path_query_array(snapshot, {path})' for path in paths)}, "
-            f"jsonb_path_query_array(snapshot, '$.links[*].fields.source'), "
-            f"jsonb_path_query_array(snapshot, '$.links[*].fields.target'), "
-            f"coalesce(snapshot #> '{{made,memories}}', '[]'), coalesce(snapshot #> '{{made,links}}', '[]'), "
-            f"coalesce(snapshot -> 'cubes', '[]') FROM {UndoPart._meta.db_table} WHERE entry_id = %s ORDER BY seq",
-            [entry.pk])
-        for row in cursor.fetchall():
-            row = [json.loads(value) if isinstance(value, str) else value for value in row]
-            count = len(DREAM_ROW_SETS)
-            held.absorb(kept=dict(zip(DREAM_ROW_SETS, row[:count])), pairs=list(zip(row[count], row[count + 1])),
-                        made_memories=row[count + 2], made_links=row[count + 3], cubes=row[count + 4])
-            held.parts += 1
-    return held
-
-
-@dataclass
-class _Pace:
-    """Each phase's next batch size, from the time per item of its last batch (limits.BATCH_SECONDS)."""
-
-    sizes: dict[str, int] = field(default_factory=dict)
-
-    def size(self, phase: str, ceiling: int) -> int:
-        return max(1, min(ceiling, self.sizes.get(phase, 1)))
-
-    def measured(self, phase: str, items: int, seconds: float) -> None:
-        if items <= 0:
-            return
-        # (The 1e-9: items of exactly a fifth of BATCH_SECONDS fit five times, whatever the float rounding.)
-        fits = int(BATCH_SECONDS * items / seconds + 1e-9) if seconds > 0 else 2 * items
-        self.sizes[phase] = max(1, min(2 * items, fits))
-
-
-@dataclass
 class _Running:
     run: ConsolidationRun
     token: str
-    undo: _Undo
+    undo: UndoHeld
     cube_ids: list[str]
     # The owner's own cubes among them: each batch's dream.progress goes to these.
     own_cube_ids: list[str]
     clock: Callable[[], float] = time.monotonic
-    pace: _Pace = field(default_factory=_Pace)
+    pace: Pace = field(default_factory=lambda: Pace(BATCH_SECONDS))
 
 
 def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
@@ -318,8 +236,8 @@ def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
         return _stop(run, token, Status.COMPLETED, "expired",
                      ["The dream's undo expired before it finished: it stops where it was, and is no longer undoable."])
     cube_ids = [str(pk) for pk in cube_ids_writable(actor=run.owner).values_list("id", flat=True)]
-    state = _Running(run=run, token=token, undo=_undo_held(entry), cube_ids=cube_ids,
-                     own_cube_ids=_own_cubes(run.owner, cube_ids), clock=clock)
+    state = _Running(run=run, token=token, undo=undo_held(entry), cube_ids=cube_ids,
+                     own_cube_ids=own_cubes(run.owner, cube_ids), clock=clock)
     begun = clock()
     done_here = 0
     try:
@@ -382,9 +300,9 @@ def _batch(state: _Running, size: int) -> Work:
         started = state.clock()
         work = BATCHES[phase](_context(state, checkpoint), checkpoint["cursor"], size)
         spent = state.clock() - started
-        part = _fold(state, work)
+        part = undo_part(state.undo, work)
         if part is not None:  # appended, never a rewrite of what earlier batches kept
-            undo_part_add(entry_id=run.reversal_hash, seq=state.undo.parts, part=part)
+            undo_part_add(entry_id=run.reversal_hash, part=part)
         counters = Counter(checkpoint["counters"])
         counters.update(work.counters)
         counters["items"] += work.items
@@ -419,46 +337,7 @@ def _batch(state: _Running, size: int) -> Work:
     state.pace.measured(phase, work.items, spent)
     if part is not None:
         state.undo.absorb_snapshot(part)
-        state.undo.parts += 1
     return work
-
-
-def _fold(state: _Running, work: Work) -> dict | None:
-    """The batch's part of the run's snapshot: each row as it was before the run first changed it, that the snapshot
-    does not hold yet, never a row the run made itself; what it made; the merges it covers. None when the batch
-    changed nothing."""
-    if not (work.link_rows or work.made_links or work.merges or work.made_memories or work.rows):
-        return None
-    held = state.undo
-    merged = {entry.pk: entry.snapshot for entry in UndoEntry.objects.filter(pk__in=work.merges)}
-    merged = [merged[reversal_hash] for reversal_hash in work.merges]
-    made_links = set(work.made_links) - held.made_links
-    made_memories = ({str(pk) for pk in work.made_memories}
-                     | {str(pk) for one in merged for pk in one["made"]["memories"]}) - held.made_memories
-    part = {"version": SNAPSHOT_VERSION, **{name: [] for name in DREAM_ROW_SETS},
-            "made": {"memories": sorted(made_memories), "links": sorted(made_links)}, "covers": list(work.merges)}
-    added = {name: set() for name in DREAM_ROW_SETS}
-
-    def add(name: str, rows: list[dict]) -> None:
-        for row in rows:
-            fields, pk = row["fields"], row["pk"]
-            if pk in held.kept[name] or pk in added[name]:
-                continue
-            if name == "links" and (pk in held.made_links or pk in made_links):
-                continue
-            if any(str(value) in held.made_memories or str(value) in made_memories
-                   for value in (pk, fields.get("memory", ""))):
-                continue
-            part[name].append(row)
-            added[name].add(pk)
-
-    add("links", work.link_rows)
-    for one in [*merged, *work.rows]:
-        for name in DREAM_ROW_SETS:
-            add(name, one.get(name, []))
-    part["cubes"] = sorted({str(cube) for cube in Memory.objects.filter(pk__in=work.touched).values_list(
-        "cube_id", flat=True)} - held.cubes)
-    return part
 
 
 def _record(run: ConsolidationRun, phase: str, batch: int, work: Work) -> None:
@@ -487,7 +366,7 @@ def _record(run: ConsolidationRun, phase: str, batch: int, work: Work) -> None:
             relinked=[memory for memory in memories if str(memory.pk) in work.relinked | work.redrawn]))
 
 
-def _own_cubes(owner: User, cube_ids: list[str]) -> list[str]:
+def own_cubes(owner: User, cube_ids: list[str]) -> list[str]:
     return sorted(str(pk) for pk in Cube.objects.filter(pk__in=cube_ids, owner=owner).values_list("pk", flat=True))
 
 
@@ -527,7 +406,7 @@ def _stop(run: ConsolidationRun, token: str, status: str, reason: str, notes: li
             status=status, lease_owner="", progress=progress, notes=[*fresh.notes, *notes], updated_at=now,
             finished_at=now if status in (Status.COMPLETED, Status.ROLLED_BACK) else None):
         checkpoint = fresh.checkpoint
-        _progress(run.pk, _own_cubes(run.owner, [str(pk) for pk in cube_ids_writable(actor=run.owner).values_list(
+        _progress(run.pk, own_cubes(run.owner, [str(pk) for pk in cube_ids_writable(actor=run.owner).values_list(
             "id", flat=True)]), status=status, phase=checkpoint.get("phase"),
             batch=checkpoint.get("counters", {}).get("batches", 0), counters=checkpoint.get("counters", {}))
     return ConsolidationRun.objects.get(pk=run.pk)

@@ -66,3 +66,23 @@ class Context:
 def pair(a, b) -> tuple[str, str]:
     a, b = str(a), str(b)
     return (a, b) if a < b else (b, a)
+
+
+@dataclass
+class Pace:
+    """Each step's next batch size, from the time per item of its last batch: one item first, then as many as that
+    time per item fits in ``seconds``, at most twice the last batch's, never above the ceiling asked for. A dream's
+    phases and a gardener cycle's steps are paced so: a query stops them within about one short batch."""
+
+    seconds: float
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    def size(self, step: str, ceiling: int) -> int:
+        return max(1, min(ceiling, self.sizes.get(step, 1)))
+
+    def measured(self, step: str, items: int, seconds: float) -> None:
+        if items <= 0:
+            return
+        # (The 1e-9: items of exactly a fifth of ``seconds`` fit five times, whatever the float rounding.)
+        fits = int(self.seconds * items / seconds + 1e-9) if seconds > 0 else 2 * items
+        self.sizes[step] = max(1, min(2 * items, fits))

@@ -27,10 +27,9 @@ from apps.cognition.models import ActivityState, ConsolidationRun
 from apps.cognition.services.dream import dream_trigger
 from apps.cognition.services.gardener.limits import (
     ALPHA, IDLE_ACTIVITY, IDLE_SECONDS_FOR_CYCLE, IDLE_SECONDS_FOR_DREAM, LEASE_IDLE_SECONDS, MAX_CATCH_UP_TICKS,
-    MAX_NODES, MIN_TICK_SECONDS, QUERIES_FOR_FULL, SECONDS_BETWEEN_CYCLES, TICK_SECONDS,
+    MIN_TICK_SECONDS, QUERIES_FOR_FULL, SECONDS_BETWEEN_CYCLES, TICK_SECONDS,
 )
 from apps.core.exceptions import DomainError
-from apps.memories.models import Memory
 
 logger = logging.getLogger(__name__)
 
@@ -112,8 +111,8 @@ def _write(counts: dict[int, int], last: dict[int, datetime]) -> set[int]:
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {table} AS s (owner_id, activity, pending_queries, queries_total, last_tick_queries, "
-            f"  last_query_at, last_cycle, cycle_token, cycle_hash) "
-            f"SELECT u.id, 0, c.n, c.n, 0, c.at, '{{}}'::jsonb, '', '' "
+            f"  last_query_at, last_cycle, cycle_token, cycle_hash, garden_round) "
+            f"SELECT u.id, 0, c.n, c.n, 0, c.at, '{{}}'::jsonb, '', '', '{{}}'::jsonb "
             f"FROM unnest(%s::bigint[], %s::int[], %s::timestamptz[]) AS c(id, n, at) JOIN {users} u ON u.id = c.id "
             f"ON CONFLICT (owner_id) DO UPDATE SET pending_queries = s.pending_queries + excluded.pending_queries, "
             f"  queries_total = s.queries_total + excluded.queries_total, "
@@ -176,12 +175,11 @@ class Readiness:
     waiting: list[str] = field(default_factory=list)
 
 
-def readiness(state: ActivityState, *, now: datetime, nodes: int, dream_active: bool,
-              dream_since_idle: bool) -> Readiness:
+def readiness(state: ActivityState, *, now: datetime, dream_active: bool, dream_since_idle: bool) -> Readiness:
     """The gardener's rules for one user (docs/context_graph.md, "Gardener"): both need the user idle (activity below
-    IDLE_ACTIVITY); a cycle after IDLE_SECONDS_FOR_CYCLE of it, SECONDS_BETWEEN_CYCLES after the last, on at most
-    MAX_NODES nodes, no dream and no other cycle running; a dream after IDLE_SECONDS_FOR_DREAM of it, unless one ran
-    or was triggered since the user went idle, or one is under way."""
+    IDLE_ACTIVITY); a cycle after IDLE_SECONDS_FOR_CYCLE of it, SECONDS_BETWEEN_CYCLES after the last, with no dream
+    and no other cycle running (whatever the graph's size: a cycle tends a window of it); a dream after
+    IDLE_SECONDS_FOR_DREAM of it, unless one ran or was triggered since the user went idle, or one is under way."""
     waiting = []
     if state.low_since is None and state.last_tick_at is None:
         waiting.append("Your activity has not been measured yet: the beat measures it every "
@@ -202,11 +200,6 @@ def readiness(state: ActivityState, *, now: datetime, nodes: int, dream_active: 
             cycle_due = False
             waiting.append(f"The last cycle was {int(since)} s ago: cycles are at least "
                            f"{SECONDS_BETWEEN_CYCLES // 60} minutes apart.")
-    if nodes > MAX_NODES:
-        cycle_due = False
-        waiting.append(f"Your graph has {nodes} live nodes: the gardener tends graphs of at most {MAX_NODES}, since "
-                       "each cycle reads the whole graph (causal cycles, importance variance) every five minutes. "
-                       "Dreams still run, and 'run now' says the same.")
     if dream_active:
         cycle_due = False
         waiting.append("A dream of yours is under way: the gardener waits for it.")
@@ -238,12 +231,6 @@ def dream_since(state: ActivityState, latest: datetime | None) -> bool:
                                   or (latest is not None and latest >= since))
 
 
-def live_nodes(owner_ids) -> dict[int, int]:
-    """Each user's live nodes (the ones they own): one query."""
-    return dict(Memory.objects.filter(owner_id__in=list(owner_ids), deleted_at__isnull=True)
-                .values("owner_id").annotate(n=Count("pk")).values_list("owner_id", "n"))
-
-
 @dataclass(frozen=True)
 class TickReport:
     updated: int
@@ -267,12 +254,10 @@ def activity_tick(*, now: datetime | None = None) -> TickReport:
         _write_folded(folded)
     idle = [state for state in states if state.low_since is not None and state.activity < IDLE_ACTIVITY]
     dreams = dreams_of(state.owner_id for state in idle)
-    nodes = live_nodes(state.owner_id for state in idle)
     cycles, due_dreams, waiting = [], [], {}
     for state in idle:
         active, latest = dreams.get(state.owner_id, (False, None))
-        ready = readiness(state, now=now, nodes=nodes.get(state.owner_id, 0), dream_active=active,
-                          dream_since_idle=dream_since(state, latest))
+        ready = readiness(state, now=now, dream_active=active, dream_since_idle=dream_since(state, latest))
         if ready.dream_due:
             due_dreams.append(state.owner_id)
         elif ready.cycle_due:
