@@ -33,6 +33,30 @@ def setup_django(database: str) -> None:
 
 
 def _ensure_database(database: str) -> None:
+    with _server_connection() as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{database}"')
+
+
+def fresh_database(database: str) -> None:
+    """Drop ``database`` (a benchmark's or a script's own, never Engram's), then make and migrate it again: every run
+    starts from an empty database."""
+    if not database.startswith(("engram_bench", "engram_screenshots")):
+        raise SystemExit(f"{database}: a script drops only its own database (engram_bench* or engram_screenshots).")
+    os.environ["ENGRAM_BENCH_DB"] = database
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.bench"
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import django
+
+    django.setup()
+    with _server_connection() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+    setup_django(database)
+
+
+def _server_connection():
+    """An autocommit connection to the server's `postgres` database (CREATE and DROP DATABASE run outside any)."""
     import psycopg
     from django.conf import settings
 
@@ -41,11 +65,8 @@ def _ensure_database(database: str) -> None:
 
         ensure_running(settings.VAR_DIR)
     params = settings.DATABASES["default"]
-    with psycopg.connect(dbname="postgres", user=params["USER"], password=params.get("PASSWORD") or None,
-                         host=params["HOST"] or None, port=params.get("PORT") or None, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{database}"')
+    return psycopg.connect(dbname="postgres", user=params["USER"], password=params.get("PASSWORD") or None,
+                           host=params["HOST"] or None, port=params.get("PORT") or None, autocommit=True)
 
 
 def bench_user(username: str):

@@ -50,7 +50,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import REPO, bench_user, load_average, machine, percentiles, setup_django, write_json  # noqa: E402
+from bench.common import (  # noqa: E402
+    REPO, bench_user, fresh_database, load_average, machine, percentiles, write_json,
+)
 from bench.corpus import LOCOMO, locomo_pieces, memory_item  # noqa: E402
 from bench.perf import free_port, questions  # noqa: E402
 
@@ -116,31 +118,6 @@ def peer_versions(python: Path, env: dict) -> str:
             "(threads: {torch.get_num_threads()}), sentence-transformers {v('sentence-transformers')})\")")
     return subprocess.run([str(python), "-c", show], env=env, capture_output=True, text=True,
                           check=True).stdout.strip()
-
-
-# --- Engram's database -----------------------------------------------------------------------------
-
-def fresh_database(database: str) -> None:
-    """Drop the benchmark database, so that every run starts empty; setup_django makes it again."""
-    if not database.startswith("engram_bench"):
-        raise SystemExit(f"--db {database}: this script drops its database, so the name must start with engram_bench.")
-    os.environ["ENGRAM_BENCH_DB"] = database
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.bench"
-    import django
-
-    django.setup()
-    import psycopg
-    from django.conf import settings
-
-    if settings.EMBEDDED_DATABASE:
-        from apps.core.embedded_postgres import ensure_running
-
-        ensure_running(settings.VAR_DIR)
-    params = settings.DATABASES["default"]
-    with psycopg.connect(dbname="postgres", user=params["USER"], password=params.get("PASSWORD") or None,
-                         host=params["HOST"] or None, port=params.get("PORT") or None, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-    setup_django(database)
 
 
 # --- servers ---------------------------------------------------------------------------------------

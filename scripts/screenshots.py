@@ -29,6 +29,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.common import fresh_database  # noqa: E402
+
 DATABASE = "engram_screenshots"
 USERNAME, PASSWORD = "maria", "maria-demo-password-not-secret"
 SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -39,30 +41,6 @@ NOT_PICTURED = {"dashboard:memory-create", "chat:new", "dashboard:token-create",
 # Pages pictured with a query, so that they show results.
 QUERIES = {"dashboard:search": "?q=when+to+water+the+tomatoes"}
 MAX_BYTES = 400_000
-
-
-def fresh_database() -> None:
-    """Drop and recreate DATABASE, then migrate it: each run photographs the same demo."""
-    os.environ["ENGRAM_BENCH_DB"] = DATABASE
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.bench"
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    import django
-
-    django.setup()
-    import psycopg
-    from django.conf import settings
-    from django.core.management import call_command
-
-    if settings.EMBEDDED_DATABASE:
-        from apps.core.embedded_postgres import ensure_running
-
-        ensure_running(settings.VAR_DIR)
-    params = settings.DATABASES["default"]
-    with psycopg.connect(dbname="postgres", user=params["USER"], password=params.get("PASSWORD") or None,
-                         host=params["HOST"] or None, port=params.get("PORT") or None, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{DATABASE}"')
-    call_command("migrate", verbosity=0, interactive=False)
 
 
 def pages(demo) -> list[tuple[str, str, str]]:
@@ -176,7 +154,7 @@ def main() -> None:
         os.environ[variable] = str(scratch / folder)
     os.environ["ENGRAM_NOTEBOOK_EXECUTION"] = "true"  # the notebook's cell runs, so its page shows an output
     try:
-        fresh_database()
+        fresh_database(DATABASE)
         shoot(args)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
