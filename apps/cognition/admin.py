@@ -6,6 +6,7 @@ import json
 
 from django.contrib import admin
 
+from apps.accounts.models import User
 from apps.cognition.dream_answers import dream_steps
 from apps.cognition.models import (
     ActivityState, Annotation, BenchmarkRun, BlindSpot, CgSession, ConsolidationRun, CurationTask, Event, NodeProfile,
@@ -14,10 +15,11 @@ from apps.cognition.models import (
 from apps.cognition.services.blind_spots import blind_spot_resolve
 from apps.cognition.services.decisions import task_approve, task_reject
 from apps.cognition.services.dream import dream_interrupt
-from apps.cognition.services.gardener.cycle import gardener_run
+from apps.cognition.services.gardener.cycle import gardener_request
 from apps.cognition.services.quarantine import node_release
 from apps.cognition.services.scratchpad import scratchpad_clear
 from apps.cognition.services.undo import node_restore, undo_apply, undo_plan
+from apps.cognition.tasks import gardener_queue
 from apps.core.admin import run_for_each
 from apps.core.exceptions import DomainError
 
@@ -336,6 +338,9 @@ class ActivityStateAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Run a gardener cycle now for the selected users", permissions=["change"])
     def run_gardener(self, request, queryset):
-        # The curator runs the owner's cycle in the owner's graph (their cubes, their undo).
-        run_for_each(self, request, queryset, lambda pk: gardener_run(actor=request.user, owner_id=pk, curator=True,
-                                                                      trigger="admin"), "Ran a gardener cycle for")
+        # The curator queues the owner's cycle in the owner's graph (their cubes, their undo); the worker runs it.
+        def queue(pk):
+            gardener_queue(User.objects.get(pk=pk), gardener_request(actor=request.user, owner_id=pk, curator=True,
+                                                                     trigger="admin"))
+
+        run_for_each(self, request, queryset, queue, "Queued a gardener cycle for")

@@ -70,7 +70,7 @@ def gardener_tick() -> dict:
 
 
 @shared_task(name="cognition.gardener_cycle", acks_late=True)
-def gardener_cycle(user_id: int, token: str | None = None) -> dict:
+def gardener_cycle(user_id: int, token: str | None = None, batch_size: int | None = None) -> dict:
     """One gardener cycle of a user: an automatic one (the tick's), or with ``token`` the one they asked for
     (gardener_request). A refusal (they became active, a cycle or dream of theirs is under way, another cycle took
     the queued one's place) is final: the next tick decides again. Idempotent: a queued cycle runs once (its token)."""
@@ -78,12 +78,14 @@ def gardener_cycle(user_id: int, token: str | None = None) -> dict:
     if user is None:
         return {"user_id": user_id, "status": None}
     try:
-        report = gardener_run(actor=user, trigger="auto" if token is None else "manual", token=token)
+        report = gardener_run(actor=user, trigger="auto" if token is None else "manual", token=token,
+                              **({} if batch_size is None else {"batch_size": batch_size}))
     except DomainError as exc:
         return {"user_id": user_id, "status": "skipped", "reason": exc.message}
     return {"user_id": user_id, "status": report.status, "counters": report.counters}
 
 
-def gardener_queue(user: User, token: str) -> None:
-    """Hand a requested (queued) cycle to the worker; the page's "Run a cycle now" calls this."""
-    gardener_cycle.delay(user.pk, token=token)
+def gardener_queue(user: User, token: str, batch_size: int | None = None) -> None:
+    """Hand a requested (queued) cycle of ``user``'s graph to the worker: the page's "Run a cycle now", REST's run and
+    the admin's action call this after gardener_request."""
+    gardener_cycle.delay(user.pk, token=token, batch_size=batch_size)

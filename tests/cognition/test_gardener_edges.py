@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.cognition.models import ActivityState, UndoEntry
-from apps.cognition.services.gardener.cycle import gardener_run
+from apps.cognition.services.gardener.cycle import gardener_request, gardener_run
 from apps.cognition.services.dream import dream_trigger
 from apps.cognition.tasks import gardener_cycle, gardener_tick
 from apps.core.exceptions import PermissionDenied
@@ -48,7 +48,7 @@ def test_rest_runs_a_cycle_and_reports_it_in_the_status(api, bob_api, user):
     assert status.status_code == 200, status.content
     body = status.json()
     assert (body["last_cycle"], body["nodes"], body["running"], body["rules"]["max_nodes"]) == (None, 2, False, 1000)
-    ran = api.post(f"{BASE}/run/", {"batch_size": 50}, format="json")
+    ran = api.post(f"{BASE}/run/", {"batch_size": 50, "blocking": True}, format="json")
     assert ran.status_code == 200, ran.content
     cycle = ran.json()
     assert (cycle["status"], cycle["trigger"], cycle["counters"]["edges_pruned"]) == ("completed", "manual", 1)
@@ -63,11 +63,27 @@ def test_rest_runs_a_cycle_and_reports_it_in_the_status(api, bob_api, user):
     assert MemoryLink.objects.filter(pk=weak.pk).exists()
 
 
+def test_rest_queues_a_cycle_for_the_worker_by_default(api, bob_api, user):
+    weak = weak_idle_link(user)
+    queued = api.post(f"{BASE}/run/", {"batch_size": 50}, format="json")
+    assert queued.status_code == 202, queued.content
+    body = queued.json()
+    assert (body["running"], body["last_cycle"]["status"], body["last_cycle"]["trigger"]) == (True, "queued", "manual")
+    assert MemoryLink.objects.filter(pk=weak.pk).exists()  # nothing ran in the request
+    _error(api.post(f"{BASE}/run/", {}, format="json"), 409, "trigger")  # one cycle at a time, queued ones too
+    assert bob_api.get(f"{BASE}/").json()["running"] is False
+    done = run_queued(user)
+    assert (done["status"], done["counters"]["edges_pruned"]) == ("completed", 1)
+    assert not MemoryLink.objects.filter(pk=weak.pk).exists()
+    assert api.get(f"{BASE}/").json()["last_cycle"]["status"] == "completed"
+
+
 def test_rest_bad_input_is_a_400_naming_the_field(api):
     _error(api.post(f"{BASE}/run/", {"batch_size": 0}, format="json"), 400, "batch_size")
     _error(api.post(f"{BASE}/run/", {"batch_size": 201}, format="json"), 400, "batch_size")
     _error(api.post(f"{BASE}/run/", {"batch_size": "many"}, format="json"), 400, "batch_size")
     _error(api.post(f"{BASE}/run/", {"force": True}, format="json"), 400, "force")
+    _error(api.post(f"{BASE}/run/", {"blocking": "soon"}, format="json"), 400, "blocking")
 
 
 def test_rest_refuses_a_second_cycle_with_a_409(api, user):
@@ -132,7 +148,10 @@ def test_the_admin_runs_the_owners_cycle_through_the_service(client, staff_user,
     page = client.get(reverse("admin:cognition_activitystate_change", args=[user.pk]))
     assert page.status_code == 200 and b"Save" not in page.content
     response = client.post(changelist, {"action": "run_gardener", "_selected_action": [user.pk]}, follow=True)
-    assert [str(message) for message in response.context["messages"]] == ["Ran a gardener cycle for 1 activity state."]
+    assert [str(message) for message in response.context["messages"]] == [
+        "Queued a gardener cycle for 1 activity state."]
+    assert MemoryLink.objects.filter(pk=weak.pk).exists()  # the worker runs it, not the admin's request
+    run_queued(user)
     assert not MemoryLink.objects.filter(pk=weak.pk).exists()
     assert MemoryLink.objects.filter(pk=bobs.pk).exists()  # only the selected owner's graph
     state = ActivityState.objects.get(owner=user)
@@ -146,7 +165,10 @@ def test_running_another_users_gardener_needs_the_curators_permission(user, othe
     other_user.save()
     with pytest.raises(PermissionDenied):
         gardener_run(actor=other_user, owner_id=user.pk, curator=True)
+    with pytest.raises(PermissionDenied):
+        gardener_request(actor=other_user, owner_id=user.pk, curator=True, trigger="admin")
     assert MemoryLink.objects.filter(pk=weak.pk).exists()
+    assert ActivityState.objects.get(owner=user).cycle_token in ("", None)  # nothing queued either
 
 
 # --- the beat task ------------------------------------------------------------------------------------------------

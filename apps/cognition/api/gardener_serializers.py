@@ -14,6 +14,10 @@ class GardenerRunRequestSerializer(StrictSerializer):
         required=False, min_value=1, max_value=limits.BATCH_ITEMS, default=limits.BATCH_ITEMS,
         help_text="Items (links, nodes, cycles) a batch takes at most; batches are sized by time (about 50 ms of "
                   "work each, one transaction each), and a query of yours stops the cycle before the next batch.")
+    blocking = serializers.BooleanField(
+        required=False, default=False,
+        help_text="true: run the cycle in this request and answer its report; false (default): the worker runs it "
+                  "and the answer is 202 with your gardener's status.")
 
 
 # --- Responses -------------------------------------------------------------------------------------------------
@@ -33,7 +37,7 @@ class GardenerWindowSerializer(serializers.Serializer):
 
 class GardenerCycleSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["queued", "running", "completed", "interrupted", "failed"],
-                                     help_text="queued: asked for on the page, waiting for the worker.")
+                                     help_text="queued: asked for (page, REST, admin), waiting for the worker.")
     trigger = serializers.ChoiceField(choices=["auto", "manual", "admin"])
     started_at = serializers.DateTimeField(required=False, help_text="Left out while the cycle is queued.")
     finished_at = serializers.DateTimeField(required=False, help_text="Left out while the cycle runs.")

@@ -94,21 +94,24 @@ def _lease_free(state: ActivityState, wall: datetime) -> bool:
         state.cycle_heartbeat_at < wall - timedelta(seconds=LEASE_IDLE_SECONDS))
 
 
-def gardener_request(*, actor: User) -> str:
-    """Ask for a cycle of the actor's graph in the background (the page's "Run a cycle now"): its lease is taken now,
-    as a queued cycle, so that the page shows it and no other cycle starts, and the worker runs it (``gardener_run``
-    with the token returned). Refused (Conflict) while a cycle or a dream of the actor is under way."""
-    _check_no_dream(actor)
-    ActivityState.objects.get_or_create(owner=actor)
+def gardener_request(*, actor: User, owner_id=None, curator: bool = False, trigger: str = "manual") -> str:
+    """Ask for a cycle of the actor's graph in the background (the page's "Run a cycle now", REST's run, the admin's
+    action; ``curator``: of the user ``owner_id``'s graph): its lease is taken now, as a queued cycle, so that the page
+    shows it and no other cycle starts, and the worker runs it (``gardener_run`` with the token returned). Refused
+    (Conflict) while a cycle or a dream of the owner is under way."""
+    owner = curator_scope(actor=actor, curator=curator, rows=ActivityState.objects.filter(pk=owner_id)) \
+        if curator else actor
+    _check_no_dream(owner)
+    ActivityState.objects.get_or_create(owner=owner)
     token = secrets.token_hex(16)
     wall = timezone.now()
     with transaction.atomic():
-        state = ActivityState.objects.select_for_update().get(owner=actor)
+        state = ActivityState.objects.select_for_update().get(owner=owner)
         if not _lease_free(state, wall):
             raise _under_way()
-        ActivityState.objects.filter(owner=actor).update(
+        ActivityState.objects.filter(owner=owner).update(
             cycle_token=token, cycle_heartbeat_at=wall, cycle_hash="",
-            last_cycle={"status": "queued", "trigger": "manual", "queued_at": wall.isoformat(), "counters": {}})
+            last_cycle={"status": "queued", "trigger": trigger, "queued_at": wall.isoformat(), "counters": {}})
     return token
 
 
