@@ -4,6 +4,7 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from apps.cubes.models import Cube, CubeMembership
 from apps.cubes.services import cube_ensure_personal
@@ -74,6 +75,23 @@ def test_import_reads_snake_case_and_keeps_created_at(user, tmp_path):
     assert kickoff.created_at.isoformat() == "2023-05-08T13:56:00+00:00"
     assert memories["The API freeze is on Friday"].created_at.isoformat() == "2023-05-09T07:00:00+00:00"
     assert not kickoff.outgoing_links.exists()
+
+
+def test_a_large_import_refreshes_the_planners_statistics(user, tmp_path, monkeypatch):
+    from apps.memories.management.commands import import_memories
+
+    def rows_estimated() -> float:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT reltuples FROM pg_class WHERE oid = 'memories_memory'::regclass")
+            return cursor.fetchone()[0]
+
+    path = write_lines(tmp_path / "in.jsonl", [{"content": f"Note {n} about the harbour"} for n in range(3)])
+    monkeypatch.setattr(import_memories, "ANALYZE_AFTER", 4)
+    run("import_memories", path, user=user.username, no_links=True)
+    assert rows_estimated() < 3  # fewer than ANALYZE_AFTER: left to autovacuum
+    monkeypatch.setattr(import_memories, "ANALYZE_AFTER", 3)
+    run("import_memories", path, user=user.username, no_links=True)
+    assert rows_estimated() == 6
 
 
 @pytest.mark.parametrize(("bad_line", "expected"), [

@@ -13,7 +13,7 @@ from apps.memories.services.lifecycle import (  # noqa: F401
 from apps.memories.services.retrieval import RetrieveResult, SearchResult  # noqa: F401
 from apps.memories.services.store import (  # noqa: F401
     PreparedBatch, StoreResult, embed_memories, memory_prepare_many, memory_store, memory_store_many,
-    memory_store_prepared,
+    memory_store_prepared, memory_tables_analyze,
 )
 
 

@@ -13,7 +13,7 @@ from apps.graph import events
 from apps.memories import changes
 from apps.memories.batching import GroupCommit
 from apps.memories.changes import Action, Change
-from apps.memories.models import SECTORS, Memory, MemoryVector
+from apps.memories.models import SECTORS, Memory, MemoryLink, MemoryVector
 from apps.memories.sectors import ContentVector, embed_contents
 from apps.memories.services.linking import create_links_many
 from apps.memories.text import extract_keywords, urgency_salience
@@ -182,6 +182,15 @@ def memory_store_prepared(batch: PreparedBatch, vectors: list[ContentVector] | N
         events.publish_after_commit(events.Kind.MEMORIES_CREATED, batch.cube.pk, events.memories_created(batch.memories))
     return [StoreResult(memory=memory, embeddings_generated=len(SECTORS), links_created=count)
             for memory, count in zip(batch.memories, links)]
+
+
+def memory_tables_analyze() -> None:
+    """Refresh PostgreSQL's statistics of the memory tables after a bulk write such as an import: until autovacuum's
+    analyze comes round, the planner plans for the tables as they were (a graph snapshot read after a 10k-row fill
+    planned for empty tables took over two minutes)."""
+    tables = ", ".join(model._meta.db_table for model in (Memory, MemoryVector, MemoryLink))
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {tables}")
 
 
 def memory_store_many(*, actor: User, items: list[dict], cube_id: str | None = None, link: bool = True) -> list[StoreResult]:

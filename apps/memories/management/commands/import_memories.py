@@ -9,7 +9,8 @@ snake_case spellings (primary_sector, session_id, ...) are accepted too. Lines a
 one model call embeds a whole batch (on every core unless --threads says otherwise), the next batch is
 embedded while the one before it is written and linked, and a batch is written whole or not at all.
 The progress bar counts memories written, with their rate and the time left. A bad line stops the import with its line number and field (the batches before it stay imported),
-unless --skip-invalid is given, which leaves bad lines out and lists them.
+unless --skip-invalid is given, which leaves bad lines out and lists them. An import of ANALYZE_AFTER memories or
+more ends with ANALYZE of the memory tables, so that the next reads are planned for the rows it wrote.
 """
 from __future__ import annotations
 
@@ -27,10 +28,14 @@ from apps.accounts.selectors import user_resolve
 from apps.core.aliases import Aliases
 from apps.core.exceptions import DomainError, InvalidInput
 from apps.memories import embeddings
-from apps.memories.services import embed_memories, memory_delete, memory_prepare_many, memory_store_prepared
+from apps.memories.services import (
+    embed_memories, memory_delete, memory_prepare_many, memory_store_prepared, memory_tables_analyze,
+)
 from apps.memories.validation import clean_datetime
 
 # memory_store_many's item fields -> the names of the export format; errors name the metadata fields as ThoughtMCP.
+# An import of this many memories or more refreshes the planner's statistics of the memory tables at its end.
+ANALYZE_AFTER = 1000
 LINE_ALIASES = Aliases({
     "primary_sector": "primarySector", "session_id": "sessionId", "agent_id": "agentId", "created_at": "createdAt",
     "keywords": "metadata.keywords", "tags": "metadata.tags", "category": "metadata.category",
@@ -128,6 +133,8 @@ class Command(BaseCommand):
             if batch:
                 self._submit(actor, cube, batch, skip_invalid=skip_invalid)
             self._write_pending()
+            if self.imported >= ANALYZE_AFTER:
+                memory_tables_analyze()
         finally:
             self.embedder.shutdown(cancel_futures=True)
             self._set_torch_threads(threads_before)
