@@ -36,7 +36,7 @@ from apps.memories.embeddings import embed_texts
 from apps.memories.models import Memory, MemoryLink, MemoryVector
 from apps.memories.selectors import memories_readable, parse_memory_id
 from apps.memories.services import (
-    embed_memories, memory_boost, memory_delete, memory_prepare_many, memory_store_prepared,
+    embed_memories, memory_boost, memory_delete, memory_delete_many, memory_prepare_many, memory_store_prepared,
 )
 from apps.memories.services.curation import memory_link
 from apps.memories.validation import clean_text
@@ -331,8 +331,7 @@ def _merge(actor, by, sources, batch, vectors, *, target_name: str, strategy: st
             memory=merged, name=target_name, source="merge_concepts", domain=domains.pop() if len(domains) == 1
             else Domain.GENERAL, rationale=f"Merged from {len(sources)} nodes ({strategy}).")
         redirected = _redirect_edges(by, sources, merged)
-        for memory in sources:
-            memory_delete(actor=actor, memory_id=memory.pk)
+        memory_delete_many(actor=actor, memory_ids=source_ids)  # one statement for the sources, locked above
         entry = undo_record(actor=actor, operation=UndoEntry.Operation.MERGE,
                             node_ids=[*source_ids, merged.pk], snapshot=snapshot)
         Tombstone.objects.bulk_create([
