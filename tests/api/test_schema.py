@@ -84,6 +84,7 @@ def test_swagger_ui_is_served_without_a_cdn(client):
     assert any("swagger-ui-bundle" in asset for asset in assets)
     for asset in assets:
         assert finders.find(asset), asset
+    assert '<a href="/"><span aria-hidden="true">&larr;</span> Back to Engram</a>' in page  # a way back
 
 
 def test_options_answers_on_every_endpoint(api):
