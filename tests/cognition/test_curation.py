@@ -153,6 +153,30 @@ def test_merge_strategies(user):
     assert len(summary.content) <= (len(older.content) + len(newer.content)) / 2
 
 
+def test_a_merge_that_keeps_a_sources_words_keeps_its_vector_without_the_model(user, monkeypatch):
+    older, newer = nodes(user, "Deploys happen on Fridays. The release branch is frozen on Thursdays.",
+                         "Deploys happen on Fridays. Hotfixes skip the freeze.")
+    kept = MemoryVector.objects.get(memory=newer)
+
+    def no_model(texts):
+        raise AssertionError(f"the model was asked for {texts}")
+
+    monkeypatch.setattr("apps.memories.sectors.embed_texts", no_model)
+    merged = nodes_merge(actor=user, source_node_ids=[str(older.pk), str(newer.pk)], target_name="Deploys",
+                         merge_strategy="keep_newest").merged
+    stored = MemoryVector.objects.get(memory=merged)
+    assert (list(stored.embedding), stored.tokens) == (list(kept.embedding), kept.tokens)
+    monkeypatch.undo()
+    # A text of its own is embedded: the concatenation is neither source's.
+    Memory.objects.filter(pk__in=[older.pk, newer.pk]).update(deleted_at=None)
+    Tombstone.objects.all().delete()
+    joined = nodes_merge(actor=user, source_node_ids=[str(older.pk), str(newer.pk)], target_name="Deploys",
+                         merge_strategy="concatenate").merged
+    vector = np.asarray(MemoryVector.objects.get(memory=joined).embedding, dtype=np.float64)
+    expected = np.asarray(embed_texts([joined.content])[0])
+    assert float(vector @ expected / np.linalg.norm(vector) / np.linalg.norm(expected)) > 0.999
+
+
 def test_an_extractive_summary_keeps_the_most_central_sentence():
     cache = ["The cache is invalidated on every deploy.", "Cache invalidation runs when a deploy finishes."]
     assert extractive_summary([*cache, "Lunch is at noon."]) in cache

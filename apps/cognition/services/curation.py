@@ -35,6 +35,7 @@ from apps.memories.changes import Action, Change
 from apps.memories.embeddings import embed_texts
 from apps.memories.models import Memory, MemoryLink, MemoryVector
 from apps.memories.selectors import memories_readable, parse_memory_id
+from apps.memories.sectors import ContentVector
 from apps.memories.services import (
     embed_memories, memory_boost, memory_delete, memory_delete_many, memory_prepare_many, memory_store_prepared,
 )
@@ -310,9 +311,19 @@ def nodes_merge(*, actor: User, source_node_ids, target_name, merge_strategy: st
         "category": best.category, "context": best.context,
         "metadata": {"merged_from": [str(memory.pk) for memory in sources], "merge_strategy": merge_strategy},
     }])
-    vectors = embed_memories(batch.memories)  # the model runs outside the transaction
+    # A merge that keeps one source's words keeps its vector; another text goes through the model, outside the
+    # transaction. (The dream's dedupe merges near-duplicates this way thousands of times on a large graph.)
+    vectors = _kept_vector(sources, content) or embed_memories(batch.memories)
     return _merge(actor, recorded_as or actor, sources, batch, vectors, target_name=target_name,
                   strategy=merge_strategy, priors=priors)
+
+
+def _kept_vector(sources: list[Memory], content: str) -> list[ContentVector] | None:
+    """The stored vector of the source whose content the merge keeps word for word, if one does: the model would
+    give that text the same vector."""
+    kept = [memory.pk for memory in sources if memory.content == content]
+    row = MemoryVector.objects.filter(memory_id__in=kept).values_list("embedding", "tokens").first() if kept else None
+    return None if row is None else [ContentVector(list(row[0]), row[1])]
 
 
 def _merge(actor, by, sources, batch, vectors, *, target_name: str, strategy: str, priors: Priors) -> MergeResult:
