@@ -97,6 +97,42 @@ def search_ids(actor, text: str, limit: int) -> list[str]:
     return [item.memory.metadata["dia_id"] for item in result.items]
 
 
+def baselines(conversations: list[Conversation]) -> dict[str, dict]:
+    """What plain rankers get on the same questions, over each conversation's "<speaker>: <text>" turns: Okapi BM25
+    (k1 1.5, b 0.75, apps/memories/text.py's words less its stop words) and MiniLM cosine (the memories' encoder),
+    as the LoCoMo baselines in locomo_eval.py are; the set is paraphrased on purpose, so BM25 should trail."""
+    import math
+
+    import numpy as np
+
+    from apps.memories.embeddings import embed_texts
+    from apps.memories.text import STOPWORDS, words
+
+    rankings: dict[str, dict[tuple[str, str], list[str]]] = {"BM25": {}, "MiniLM cosine": {}}
+    for conversation in conversations:
+        turns = [turn for _, turn in conversation.turns()]
+        texts = [f"{turn.speaker}: {turn.text}" for turn in turns]
+        bags = [[w for w in words(text) if w not in STOPWORDS] for text in texts]
+        frequency = defaultdict(int)
+        for bag in bags:
+            for word in set(bag):
+                frequency[word] += 1
+        mean_length = sum(map(len, bags)) / len(bags)
+        vectors = np.array(embed_texts(texts))
+        queries = np.array(embed_texts([question.question for question in conversation.questions]))
+        for question, query in zip(conversation.questions, queries):
+            key = (conversation.sample_id, question.question)
+            terms = [w for w in words(question.question) if w not in STOPWORDS]
+            bm25 = [sum(math.log(1 + (len(bags) - frequency[t] + 0.5) / (frequency[t] + 0.5))
+                        * bag.count(t) * 2.5 / (bag.count(t) + 1.5 * (0.25 + 0.75 * len(bag) / mean_length))
+                        for t in terms) for bag in bags]
+            rankings["BM25"][key] = [turns[i].dia_id for i in sorted(range(len(turns)), key=lambda i: -bm25[i])]
+            rankings["MiniLM cosine"][key] = [turns[i].dia_id for i in np.argsort(-(vectors @ query), kind="stable")]
+    by_user = {user_of(conversation).pk: conversation.sample_id for conversation in conversations}
+    return {name: evaluate(conversations, lambda user, text, limit, ranked=ranked: ranked[(by_user[user.pk], text)])
+            for name, ranked in rankings.items()}
+
+
 def turn_ids(users) -> dict[str, str]:
     """Memory id -> dia_id of the users' memories: the MCP tool answers with memory ids."""
     from apps.memories.models import Memory
@@ -126,6 +162,7 @@ def main() -> None:
     parser.add_argument("--only", choices=["retrieve", "search"], help="evaluate one service operation")
     parser.add_argument("--mcp", action="store_true",
                         help="also ThoughtMCP's retrieve_memories on a real server (on a copy of the database)")
+    parser.add_argument("--baselines", action="store_true", help="also plain BM25 and MiniLM cosine on the same turns")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--db", default=DATABASE, help=f"the benchmark database (default {DATABASE})")
     args = parser.parse_args()
@@ -141,6 +178,10 @@ def main() -> None:
           f"{questions} questions")
     warm_up = user_of(conversations[0])
     reports = {}
+    if args.baselines:
+        for name, report in baselines(conversations).items():
+            reports[name] = report
+            print_report(name, report)
     for name, operation in {"retrieve": retrieve_ids, "search": search_ids}.items():
         if args.only in (None, name) or (args.mcp and name == "retrieve"):
             operation(warm_up, "warm up", 10)
