@@ -478,11 +478,12 @@ class Conversation:
 
 def generate(seed: int = 7, conversations: int = CONVERSATIONS) -> list[Conversation]:
     """The benchmark: ``conversations`` conversations between two people each, the same for the same seed."""
-    rng = random.Random(seed)
-    people = rng.sample(PEOPLE, 2 * conversations) if 2 * conversations <= len(PEOPLE) else None
-    if people is None:
+    if 2 * conversations > len(PEOPLE):
         raise ValueError(f"at most {len(PEOPLE) // 2} conversations: there are {len(PEOPLE)} names")
-    return [_conversation(random.Random(rng.getrandbits(64)), f"s{seed}-c{index:02d}", (people[2 * index], people[2 * index + 1]))
+    rng = random.Random(seed)
+    people = rng.sample(PEOPLE, len(PEOPLE))  # all of them, so that fewer conversations are the first of more
+    seeds = [rng.getrandbits(64) for _ in range(len(PEOPLE) // 2)]
+    return [_conversation(random.Random(seeds[index]), f"s{seed}-c{index:02d}", (people[2 * index], people[2 * index + 1]))
             for index in range(conversations)]
 
 

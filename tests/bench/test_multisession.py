@@ -14,17 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from bench.multisession_data import CATEGORIES, RELATIVE, generate
+from bench.multisession_data import CATEGORIES, CONVERSATIONS, RELATIVE, generate
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
 
-def digest_in_process(seed: int) -> str:
-    """A hash of everything generated: conversations, sessions, turns, questions with their evidence."""
+def digest_in_process(seed: int, conversations: int = CONVERSATIONS, first: int = CONVERSATIONS) -> str:
+    """A hash of the ``first`` conversations generated: sessions, turns, questions with their evidence."""
     return hashlib.sha256(json.dumps([[c.sample_id, [[s.number, s.written, [[t.dia_id, t.speaker, t.text]
                                                                            for t in s.turns]] for s in c.sessions],
                                         [[q.question, q.category, q.evidence] for q in c.questions]]
-                                       for c in generate(seed)]).encode()).hexdigest()
+                                       for c in generate(seed, conversations)[:first]]).encode()).hexdigest()
 
 
 def test_the_same_seed_gives_the_same_benchmark_in_another_process():
@@ -34,6 +34,11 @@ def test_the_same_seed_gives_the_same_benchmark_in_another_process():
                            env={**os.environ, "PYTHONHASHSEED": "12345"}).stdout.strip()
     assert other == digest_in_process(7)
     assert digest_in_process(8) != digest_in_process(7)
+
+
+def test_fewer_conversations_are_the_first_of_more():
+    # --conversations 2 stores the same users' same turns as a full run: neither run stores them again.
+    assert digest_in_process(7, conversations=3) == digest_in_process(7, first=3)
 
 
 @pytest.fixture(scope="module")
