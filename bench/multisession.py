@@ -1,5 +1,6 @@
-"""A second recall benchmark beside LoCoMo: synthetic multi-session conversations, evidence recall@5/@10 and hit@5/@10
-of memory_retrieve and memory_search (and, with --mcp, of ThoughtMCP's retrieve_memories on a real server), per category.
+"""A second recall benchmark beside LoCoMo: synthetic multi-session conversations, evidence recall@5/@10 and
+hit@5/@10 of memory_retrieve and memory_search (and, with --mcp, of ThoughtMCP's retrieve_memories on a real
+server), per category.
 
     .venv/bin/python bench/multisession.py                    # generates and stores the turns once, then evaluates
     .venv/bin/python bench/multisession.py --mcp              # + the MCP retrieve tool beside the service rows

@@ -163,13 +163,15 @@ UPDATE = {
         ["Handed in my notice at {old}! I start at {new} on Monday.",
          "Two weeks into the new job at {new}, so much calmer than {old}.",
          "I said goodbye to everyone at {old} today, and {new} already sent me a welcome pack."],
-        ["Where does {name} work now?", "Who is {name}'s current employer?", "Which company hired {name} most recently?"],
+        ["Where does {name} work now?", "Who is {name}'s current employer?",
+         "Which company hired {name} most recently?"],
         ["Which company did {name} quit?", "Who did {name} work for before the job change?"],
     ),
     "diet": (
         lambda rng: dict(zip(("old", "new"), rng.choice([
             ("vegetarian", "vegan"), ("pescatarian", "vegetarian"), ("on keto", "plant-based"),
-            ("gluten-free", "on a low-FODMAP plan"), ("vegan", "flexitarian"), ("on paleo", "on a Mediterranean diet")]))),
+            ("gluten-free", "on a low-FODMAP plan"), ("vegan", "flexitarian"),
+            ("on paleo", "on a Mediterranean diet")]))),
         ["I've been {old} for about a year now and it really suits me.",
          "Being {old} makes dinner parties complicated, but I feel great.",
          "Cooked dinner for my parents while staying {old}, and they didn't even notice."],
@@ -224,7 +226,8 @@ EVENTS = [  # (key, statements with {when}, when-questions, date-questions with 
                  "My cousin got married {when}, I gave a toast and only cried a little."],
      ["When did {name} attend a family marriage ceremony?", "When did {name}'s relative tie the knot?"],
      ["What celebration did {name} go to {date}?"], {}),
-    ("concert", ["{When} I saw {band} live, best gig of my life.", "Went to the {band} show {when}, lost my voice singing."],
+    ("concert", ["{When} I saw {band} live, best gig of my life.",
+                 "Went to the {band} show {when}, lost my voice singing."],
      ["When did {name} watch {band} perform?", "When was {name} at a {band} concert?"],
      ["Which band did {name} see {date}?"], {"band": BANDS}),
     ("teeth", ["Got my wisdom teeth pulled {when}, I look like a chipmunk.",
@@ -373,8 +376,9 @@ IMPLICIT = [
     ("diabetes", "health", ["My glucose monitor beeped all through the movie, had to duck out for juice.",
                             "Had to check my sugar levels before the run and do an insulin dose."],
      ["What chronic illness does {name} manage?", "What health condition does {name} live with?"]),
-    ("portuguese", "language", ["Ordered coffee entirely in Portuguese at the café and the barista didn't switch to English!",
-                                "Watched a Brazilian film without subtitles and understood most of it. Obrigado, Duolingo."],
+    ("portuguese", "language",
+     ["Ordered coffee entirely in Portuguese at the café and the barista didn't switch to English!",
+      "Watched a Brazilian film without subtitles and understood most of it. Obrigado, Duolingo."],
      ["Which foreign language is {name} learning?", "What language has {name} been studying?"]),
     ("cyclist", "commute", ["Rode in to the office in the rain again, forty minutes each way and soaked.",
                             "Got a flat on the cycle path this morning and walked the bike the rest of the way in."],
@@ -418,16 +422,20 @@ SMALL_TALK = [
     "Traffic this morning was a nightmare, forty minutes to go three miles.",
     "Remind me to send you that podcast about {topic}.", "I can't believe how fast this year is going.",
     "Did you end up trying that new café near the station?", "My phone screen cracked again, third time this year.",
-    "I've been sleeping terribly, too much coffee I think.", "I reorganised my whole kitchen on Saturday, very satisfying.",
-    "The {weather} weather is really getting to me.", "Honestly same, some weeks are just like that.",
-    "Ha! That sounds exactly like something you'd say.", "I watched a documentary about {topic} last night, fascinating stuff.",
-    "Did you hear back from your landlord about the heating?", "Mum called for an hour yesterday, mostly about the neighbours.",
+    "I've been sleeping terribly, too much coffee I think.",
+    "I reorganised my whole kitchen on Saturday, very satisfying.", "The {weather} weather is really getting to me.",
+    "Honestly same, some weeks are just like that.", "Ha! That sounds exactly like something you'd say.",
+    "I watched a documentary about {topic} last night, fascinating stuff.",
+    "Did you hear back from your landlord about the heating?",
+    "Mum called for an hour yesterday, mostly about the neighbours.",
     "I keep meaning to call you and then forgetting.", "We should plan a proper catch-up in person soon.",
-    "Have you been watching {show}? Everyone at work is talking about it.", "The supermarket was out of oat milk again.",
-    "I finally fixed the squeaky door, only took me six months.", "My sister keeps sending me videos about {topic}.",
-    "I'm trying to drink more water, it's going badly.", "Our building's lift has been broken for a week now.",
-    "I spent way too long scrolling last night instead of sleeping.", "Someone at work brought in homemade brownies today.",
-    "I need to book a haircut, I look like a sheepdog.", "Do you still have my umbrella? No rush.",
+    "Have you been watching {show}? Everyone at work is talking about it.",
+    "The supermarket was out of oat milk again.", "I finally fixed the squeaky door, only took me six months.",
+    "My sister keeps sending me videos about {topic}.", "I'm trying to drink more water, it's going badly.",
+    "Our building's lift has been broken for a week now.",
+    "I spent way too long scrolling last night instead of sleeping.",
+    "Someone at work brought in homemade brownies today.", "I need to book a haircut, I look like a sheepdog.",
+    "Do you still have my umbrella? No rush.",
 ]
 CLOSINGS = ["Anyway, I have to run. Talk soon!", "Okay, I'll let you go. Take care!", "Gotta go, dinner's ready!",
             "Let's pick this up next week.", "Speak soon, give everyone my love."]
@@ -483,8 +491,8 @@ def generate(seed: int = 7, conversations: int = CONVERSATIONS) -> list[Conversa
     rng = random.Random(seed)
     people = rng.sample(PEOPLE, len(PEOPLE))  # all of them, so that fewer conversations are the first of more
     seeds = [rng.getrandbits(64) for _ in range(len(PEOPLE) // 2)]
-    return [_conversation(random.Random(seeds[index]), f"s{seed}-c{index:02d}", (people[2 * index], people[2 * index + 1]))
-            for index in range(conversations)]
+    return [_conversation(random.Random(seeds[index]), f"s{seed}-c{index:02d}",
+                          (people[2 * index], people[2 * index + 1])) for index in range(conversations)]
 
 
 class _Plan:
@@ -601,7 +609,8 @@ def _person(rng: random.Random, plan: _Plan, name: str, used: dict[str, set]) ->
             if tag_session not in numbers:
                 break
         numbers.add(tag_session)
-        tag, _ = plan.place(name, text.format(v=_pick(rng, values, used, f"aggregate-{kind}")), tag_session, tag_session)
+        value = _pick(rng, values, used, f"aggregate-{kind}")
+        tag, _ = plan.place(name, text.format(v=value), tag_session, tag_session)
         tags.append(tag)
     plan.ask(rng.choice(questions).format(name=name), "multi-hop", tags)
 
