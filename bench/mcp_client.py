@@ -2,6 +2,7 @@
 
     with mcp_retriever(database, users) as retrieve:
         ids = retrieve(user, "Where does Maya live now?", 10)    # memory ids (str), best first
+        turns = labelled(retrieve, users)(user, "Where does Maya live now?", 10)   # their metadata's dia_id
 
 A real uvicorn server of this checkout (bench/perf.py's rest_server) answers one stateless JSON-RPC tools/call per
 question over streamable HTTP (bench/perf.py's mcp_call), with a bearer token of each bench user's own (read scope),
@@ -48,3 +49,13 @@ def mcp_retriever(database: str, users, *, copy: bool = True):
         ApiToken.objects.filter(name=TOKEN_NAME, user__in=users).delete()
         if copy:
             drop_database(served)
+
+
+def labelled(retrieve, users, key: str = "dia_id"):
+    """``retrieve`` answering with each memory's ``metadata[key]`` instead of its id: the turn ids that LoCoMo's and
+    the multi-session set's evidence lists name, read once for all of ``users``' memories."""
+    from apps.memories.models import Memory
+
+    labels = {str(pk): label for pk, label in
+              Memory.objects.filter(owner__in=list(users)).values_list("pk", f"metadata__{key}")}
+    return lambda user, query, limit: [labels[pk] for pk in retrieve(user, query, limit)]

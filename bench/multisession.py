@@ -134,14 +134,6 @@ def baselines(conversations: list[Conversation]) -> dict[str, dict]:
             for name, ranked in rankings.items()}
 
 
-def turn_ids(users) -> dict[str, str]:
-    """Memory id -> dia_id of the users' memories: the MCP tool answers with memory ids."""
-    from apps.memories.models import Memory
-
-    return {str(pk): dia_id for pk, dia_id in
-            Memory.objects.filter(owner__in=users).values_list("pk", "metadata__dia_id")}
-
-
 def print_report(name: str, report: dict, service: dict | None = None) -> None:
     """One operation's table; beside another's (``service``), the difference of R@5 too."""
     print(f"\n{name} (mean {report['mean_ms']} ms a question)")
@@ -189,14 +181,12 @@ def main() -> None:
             reports[name] = evaluate(conversations, operation)
             print_report(f"memory_{name}", reports[name])
     if args.mcp:
-        from bench.mcp_client import mcp_retriever
+        from bench.mcp_client import labelled, mcp_retriever
 
         users = [user_of(conversation) for conversation in conversations]
-        dia_ids = turn_ids(users)
         with mcp_retriever(args.db, users) as retrieve:
             retrieve(warm_up, "warm up", 10)
-            reports["mcp_retrieve"] = evaluate(
-                conversations, lambda user, text, limit: [dia_ids[pk] for pk in retrieve(user, text, limit)])
+            reports["mcp_retrieve"] = evaluate(conversations, labelled(retrieve, users))
         print_report("MCP retrieve_memories (ΔR@5 against memory_retrieve)", reports["mcp_retrieve"],
                      reports["retrieve"])
     write_json(args.json, {"seed": args.seed, **reports})
