@@ -60,8 +60,9 @@ def load_conversation(conversation: Conversation, *, reload: bool) -> int:
     return len(expected)
 
 
-def evaluate(conversations: list[Conversation], operation) -> dict:
-    """Run every question through ``operation(user, text, limit) -> [dia_id]``, best first; aggregate per category."""
+def evaluate(conversations: list[Conversation], operation, misses: list | None = None) -> dict:
+    """Run every question through ``operation(user, text, limit) -> [dia_id]``, best first; aggregate per category.
+    ``misses`` collects (conversation, question, ranked) of each question with no evidence turn in the top 5."""
     totals = defaultdict(lambda: defaultdict(float))
     latencies = []
     for conversation in conversations:
@@ -71,6 +72,8 @@ def evaluate(conversations: list[Conversation], operation) -> dict:
             ranked = operation(user, question.question, max(KS))
             latencies.append(time.perf_counter() - started)
             evidence = set(question.evidence)
+            if misses is not None and not evidence & set(ranked[:5]):
+                misses.append((conversation, question, ranked))
             for group in ("all", question.category):
                 row = totals[group]
                 row["n"] += 1
@@ -134,6 +137,21 @@ def baselines(conversations: list[Conversation]) -> dict[str, dict]:
             for name, ranked in rankings.items()}
 
 
+def print_misses(misses: list, per_category: int) -> None:
+    """A few questions retrieve missed, per category, with their evidence and what came first instead."""
+    shown = defaultdict(int)
+    for conversation, question, ranked in misses:
+        if shown[question.category] >= per_category:
+            continue
+        shown[question.category] += 1
+        said = {turn.dia_id: f"{turn.speaker}: {turn.text}" for _, turn in conversation.turns()}
+        print(f"\n[{question.category}] {question.question}")
+        for dia_id in question.evidence:
+            print(f"  evidence {dia_id:7} {said[dia_id][:100]}")
+        for rank, dia_id in enumerate(ranked[:3], start=1):
+            print(f"  top {rank}    {dia_id:7} {said[dia_id][:100]}")
+
+
 def print_report(name: str, report: dict, service: dict | None = None) -> None:
     """One operation's table; beside another's (``service``), the difference of R@5 too."""
     print(f"\n{name} (mean {report['mean_ms']} ms a question)")
@@ -156,6 +174,8 @@ def main() -> None:
     parser.add_argument("--mcp", action="store_true",
                         help="also ThoughtMCP's retrieve_memories on a real server (on a copy of the database)")
     parser.add_argument("--baselines", action="store_true", help="also plain BM25 and MiniLM cosine on the same turns")
+    parser.add_argument("--misses", type=int, default=0, metavar="N",
+                        help="print N questions per category that memory_retrieve missed in its top 5")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--db", default=DATABASE, help=f"the benchmark database (default {DATABASE})")
     args = parser.parse_args()
@@ -178,8 +198,11 @@ def main() -> None:
     for name, operation in {"retrieve": retrieve_ids, "search": search_ids}.items():
         if args.only in (None, name) or (args.mcp and name == "retrieve"):
             operation(warm_up, "warm up", 10)
-            reports[name] = evaluate(conversations, operation)
+            misses = [] if name == "retrieve" and args.misses else None
+            reports[name] = evaluate(conversations, operation, misses)
             print_report(f"memory_{name}", reports[name])
+            if misses:
+                print_misses(misses, args.misses)
     if args.mcp:
         from bench.mcp_client import labelled, mcp_retriever
 
