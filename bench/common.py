@@ -55,6 +55,31 @@ def fresh_database(database: str) -> None:
     setup_django(database)
 
 
+def clone_database(source: str, target: str) -> None:
+    """Make ``target`` afresh as a copy of ``source`` (CREATE DATABASE ... TEMPLATE): a run that changes data, such
+    as MCP calls that reinforce what they return, works on the copy and leaves ``source`` as it was."""
+    if not target.startswith("engram_bench") or target == source:
+        raise SystemExit(f"{target}: a script clones only into a benchmark database of its own (engram_bench*).")
+    from django.db import connections
+
+    connections.close_all()  # a template database must have no one connected, this process included
+    with _server_connection() as conn:
+        # What is left are the idle connections of this process's other threads (memory_store_many's workers):
+        # the database is the script's own, as for fresh_database's FORCE.
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
+                     "AND pid <> pg_backend_pid()", [source])
+        conn.execute(f'DROP DATABASE IF EXISTS "{target}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{target}" TEMPLATE "{source}"')
+
+
+def drop_database(database: str) -> None:
+    """Drop a benchmark's own database (engram_bench*), e.g. a copy made by clone_database."""
+    if not database.startswith("engram_bench"):
+        raise SystemExit(f"{database}: a script drops only its own database (engram_bench*).")
+    with _server_connection() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+
+
 def _server_connection():
     """An autocommit connection to the server's `postgres` database (CREATE and DROP DATABASE run outside any)."""
     import psycopg

@@ -121,18 +121,25 @@ def rest_call(client, path: str):
     return call
 
 
-def mcp_call(client, tool: str, user_id: str):
-    """A function that calls ThoughtMCP's `tool` with one query text (limit 10) over streamable HTTP, one
-    stateless JSON-RPC POST as an MCP client sends it, and fails on an error answer."""
-    def call(text: str):
-        answer = client.post("/mcp/thoughtmcp/", headers={"Accept": "application/json, text/event-stream"}, json={
+def mcp_call(client, tool: str, user_id: str, *, limit: int = 10, token: str | None = None):
+    """A function that calls ThoughtMCP's `tool` with one query text over streamable HTTP, one stateless JSON-RPC
+    POST as an MCP client sends it, fails on an error answer and returns the tool's answer ({success, data, ...}).
+    `token` authenticates as another user than the client's own."""
+    headers = {"Accept": "application/json, text/event-stream"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+
+    def call(text: str) -> dict:
+        answer = client.post("/mcp/thoughtmcp/", headers=headers, json={
             "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": tool, "arguments": {"userId": user_id, "text": text, "limit": 10}},
+            "params": {"name": tool, "arguments": {"userId": user_id, "text": text, "limit": limit}},
         })
         answer.raise_for_status()
         result = answer.json().get("result") or {}
-        if result.get("isError") or not json.loads(result["content"][0]["text"]).get("success"):
+        payload = json.loads(result["content"][0]["text"]) if result.get("content") else {}
+        if result.get("isError") or not payload.get("success"):
             raise SystemExit(f"{tool} failed: {answer.text[:300]}")
+        return payload
     return call
 
 

@@ -8,7 +8,8 @@ Rows: import_memories of 10k LoCoMo-like memories (bench/ingest.py); one MCP sto
 at once (bench/writers.py); REST and MCP retrieve and search at 100k and, with --million, at 1M
 (bench/perf.py); embedding storage per memory (PostgreSQL's sizes of the vectors table and its HNSW
 index); the web process after 10,000 searches and the whole stack (bench/footprint.py); LoCoMo dev
-recall (bench/locomo_eval.py).
+recall (bench/locomo_eval.py) and the synthetic multi-session set's through the service and MCP
+(bench/multisession.py).
 """
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ def main() -> None:
     at_1m = run("perf.py", "--db", "engram_bench_1m", "--no-store", output="perf-1m.json") if args.million else None
     footprint = run("footprint.py", "--db", "engram_bench_100k", output="footprint.json")
     locomo = run("locomo_eval.py", "--only", "retrieve", output="locomo.json")
+    multisession = run("multisession.py", "--only", "retrieve", "--mcp", output="multisession.json")
     rows = [
         ("import_memories, 10k memories", f"{ingest['rate']:.0f} memories/s ({ingest['linked']} linked)"),
         ("one MCP store_memory, p50 / p95", f"{writers['single']['p50']:.0f} / {writers['single']['p95']:.0f} ms"),
@@ -77,6 +79,8 @@ def main() -> None:
         ("web RSS after 10k searches", f"{footprint['web_rss'] / 2**20:.0f} MB"),
         ("whole stack, PSS", f"{footprint['stack_pss'] / 2**20:.0f} MB"),
         ("LoCoMo dev recall@5 (retrieve)", f"{locomo['retrieve']['all']['recall@5']:.3f}"),
+        ("multi-session recall@5 (retrieve / MCP)", f"{multisession['retrieve']['all']['recall@5']:.3f} / "
+                                                    f"{multisession['mcp_retrieve']['all']['recall@5']:.3f}"),
     ]
     print(f"\n{machine()}")
     width = max(len(name) for name, _ in rows)
