@@ -249,3 +249,27 @@ def test_a_run_whose_undo_expired_stops_where_it_was(user):
     stopped = dream_execute(run_id=dream_trigger(actor=user, phase="nrem").pk)
     assert (stopped.pk, stopped.status, stopped.progress["stop_reason"]) == (run.pk, "completed", "expired")
     assert stopped.checkpoint["counters"]["items_replayed"] == 2
+
+
+@pytest.mark.parametrize("seconds", [0.0, 3600.0])
+def test_progress_goes_out_on_each_phases_first_and_last_batch_and_at_most_every_progress_seconds(
+        user, monkeypatch, seconds):
+    told = []
+    monkeypatch.setattr(runs, "_progress", lambda run_id, cube_ids, **progress: told.append(progress))
+    monkeypatch.setattr(runs, "PROGRESS_SECONDS", seconds)
+    nodes(user, *(f"Note {n}: the harbour's crane number {n} was serviced on day {n}." for n in range(12)))
+    run = dream_execute(run_id=dream_trigger(actor=user, phase="nrem", batch_size=2).pk)
+    assert run.status == "completed", run.notes
+    counters = run.checkpoint["counters"]
+    by_phase: dict[str, list[int]] = {}
+    for progress in told[:-1]:  # the last says how the run ended
+        by_phase.setdefault(progress["phase"], []).append(progress["batch"])
+    assert told[-1]["status"] == "completed"
+    assert list(by_phase) == run.checkpoint["phases_done"]
+    batches = [batch for published in by_phase.values() for batch in published]
+    assert batches[0] == 1 and batches[-1] == counters["batches"] and batches == sorted(set(batches))
+    if seconds:  # within the hour: only each phase's first and last batch
+        assert all(len(published) <= 2 for published in by_phase.values())
+        assert len(batches) < counters["batches"]
+    else:
+        assert batches == list(range(1, counters["batches"] + 1))

@@ -1,5 +1,5 @@
-"""A dream on the live graph, through the whole ASGI application: each batch's dream.progress (run, step, batch,
-counters) reaches the owner's cubes, each batch's dream.changed carries the nodes it made and the outgoing edges it
+"""A dream on the live graph, through the whole ASGI application: its dream.progress (run, step, batch, counters: each
+phase's first and last batch, at most one a second between) reaches the owner's cubes, each batch's dream.changed carries the nodes it made and the outgoing edges it
 changed to the cube they are in, and another user's socket hears nothing of it."""
 import pytest
 
@@ -23,7 +23,7 @@ def _dream(user):
     return dream_execute(run_id=dream_trigger(actor=user, phase="nrem", batch_size=2).pk)
 
 
-async def test_each_batch_publishes_its_progress_and_its_changes_to_the_owners_cube(
+async def test_a_dream_publishes_its_progress_and_each_batchs_changes_to_the_owners_cube(
         user, other_user, personal_cube, open_socket, bearer, db_call):
     members = await db_call(_members, user)
     bobs_cube = (await db_call(cube_ensure_personal, actor=other_user)).pk
@@ -43,8 +43,10 @@ async def test_each_batch_publishes_its_progress_and_its_changes_to_the_owners_c
         elif event["kind"] == "dream.changed":
             changed.append(event)
     counters = run.checkpoint["counters"]
+    # Each phase's first and last batch tell where the run stands, and the batches between at most once a second.
     batches = [event["payload"]["batch"] for event in progress[:-1]]
-    assert batches == list(range(1, counters["batches"] + 1))
+    assert batches[0] == 1 and batches[-1] == counters["batches"] and batches == sorted(set(batches))
+    assert list(dict.fromkeys(event["payload"]["phase"] for event in progress[:-1])) == run.checkpoint["phases_done"]
     assert {event["payload"]["dream_run_id"] for event in progress} == {str(run.pk)}
     assert [event["payload"]["phase"] for event in progress[:2]] == ["nrem_replay", "nrem_link"]
     assert progress[-2]["payload"]["counters"] == progress[-1]["payload"]["counters"] == counters
@@ -61,3 +63,4 @@ async def test_each_batch_publishes_its_progress_and_its_changes_to_the_owners_c
         assert (edge["source"], edge["target"], edge["type"]) == (member, summary["id"], "hierarchical")
         assert 0.75 <= edge["weight"] <= 1
     assert await bobs.nothing_more()
+

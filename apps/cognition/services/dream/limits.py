@@ -13,6 +13,9 @@ BATCH_ITEMS = Range(1, 200, default=200)
 # short (plus its commit) keeps the stop inside Context Graph's 100 ms gate. Each phase's next batch is sized from its
 # last batch's time per item: one item first, at most twice the last batch's, never above BATCH_ITEMS (the budget's).
 BATCH_SECONDS = 0.05
+# A running dream's dream.progress goes out at most this often, and on each phase's first and last batch: its
+# batches are ~50 ms, and each event is a stored row that catching-up clients replay.
+PROGRESS_SECONDS = 1.0
 # Work items a run does per trigger before it stops (interrupted, resumable by the next trigger).
 MAX_ITEMS = Range(1, 1_000_000, default=100_000)
 # A running dream whose heartbeat is older than this has lost its worker: the next worker takes it over.

@@ -39,7 +39,8 @@ from apps.cognition.models import ConsolidationRun, Event, SessionItem, UndoEntr
 from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.dream import clusters, commit, nrem, rem
 from apps.cognition.services.dream.limits import (
-    BATCH_ITEMS, BATCH_SECONDS, DREAM_MINUTES, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES, SYNTHETIC_QUERIES,
+    BATCH_ITEMS, BATCH_SECONDS, DREAM_MINUTES, LEASE_IDLE_SECONDS, MAX_ITEMS, PHASES, PROGRESS_SECONDS,
+    SYNTHETIC_QUERIES,
 )
 from apps.cognition.services.dream.parts import UndoHeld, empty_snapshot, undo_held, undo_part
 from apps.cognition.services.dream.work import Context, Pace, Work
@@ -217,6 +218,8 @@ class _Running:
     own_cube_ids: list[str]
     clock: Callable[[], float] = time.monotonic
     pace: Pace = field(default_factory=lambda: Pace(BATCH_SECONDS))
+    # The phase and the moment of the last dream.progress sent.
+    told: tuple[str | None, float] = (None, float("-inf"))
 
 
 def dream_execute(*, run_id, clock=time.monotonic) -> ConsolidationRun:
@@ -319,8 +322,11 @@ def _batch(state: _Running, size: int) -> Work:
                 checkpoint["state"] = work.state
         if work.changed:
             _record(run, phase, counters["batches"], work)
-        _progress(run.pk, state.own_cube_ids, status=Status.RUNNING, phase=phase, batch=counters["batches"],
-                  counters=dict(counters))
+        moment = state.clock()
+        if work.done or state.told[0] != phase or moment - state.told[1] >= PROGRESS_SECONDS:
+            _progress(run.pk, state.own_cube_ids, status=Status.RUNNING, phase=phase, batch=counters["batches"],
+                      counters=dict(counters))
+            state.told = (phase, moment)
         steps = copy.deepcopy(run.progress.get("steps", {}))
         step = steps.setdefault(phase, {"batches": 0, "items": 0})
         step["batches"] += 1
