@@ -123,7 +123,8 @@ def test_a_query_is_answered_in_six_statements(user, corpus, operation, django_a
     """The scope's cubes, the words' document frequencies, the lexical statement, the scoring statement (with its
     HNSW settings in the same round trip), the page and the reinforcement: nothing per memory, no transaction of
     its own. The words were stemmed by the first call (each process keeps them). (A search with a word no memory
-    holds pays one more, for its correction: tests/memories/test_search_fuzzy.py.)"""
+    holds pays one more, for its correction: tests/memories/test_search_fuzzy.py; a retrieval whose best hits have
+    sessions one more, for their neighbours: tests/memories/test_retrieve_boosts.py.)"""
     operation(actor=user, text="which mode does the user prefer?")
     with django_assert_num_queries(6):
         operation(actor=user, text="which mode does the user prefer?")
