@@ -1,12 +1,14 @@
-"""Retrieval's two boosts (docs/retrieval.md, "Boosts"): a memory labelled with a name the query holds, and the
-session neighbours of the best hits."""
+"""Retrieval's boosts (docs/retrieval.md, "Boosts"): a memory labelled with a name the query holds, the best hits'
+words (feedback) and the session neighbours of the best hits."""
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
 from apps.memories.services import memory_retrieve, memory_search
-from apps.memories.services.retrieval.scoring import DENSE_WEIGHT, LABEL_WEIGHT, LEXICAL_WEIGHT, NEIGHBOUR_WEIGHT
+from apps.memories.services.retrieval.scoring import (
+    DENSE_WEIGHT, FEEDBACK_WEIGHT, LABEL_WEIGHT, LEXICAL_WEIGHT, NEIGHBOUR_WEIGHT,
+)
 
 
 def by_content(result):
@@ -96,13 +98,32 @@ def test_memories_stored_at_one_instant_keep_their_order_by_id(user, store):
     assert answer.relevance == pytest.approx(fused(answer) + NEIGHBOUR_WEIGHT * own(seed), abs=3e-4)
 
 
-def test_a_retrieval_with_sessions_costs_one_statement_more(user, store, django_assert_num_queries):
-    """The neighbours of the best hits are read in one statement, however many hits have a session
-    (tests/memories/test_retrieve.py: six statements without sessions)."""
+@pytest.mark.parametrize("sessions", [True, False])
+def test_feedback_and_neighbours_cost_one_statement(user, store, sessions, django_assert_num_queries):
+    """The best hits' feedback words and neighbours are read in one statement, however many hits have a session
+    (tests/memories/test_retrieve.py counts the others)."""
     start = timezone.now() - timedelta(days=1)
     for index in range(12):
-        store(user, f"Alice: holiday plan number {index} is a trip to the coast", session_id=f"chat-{index % 3}",
-              created_at=start + timedelta(seconds=index))
+        store(user, f"Alice: holiday plan number {index} is a trip to the coast",
+              session_id=f"chat-{index % 3}" if sessions else "", created_at=start + timedelta(seconds=index))
     memory_retrieve(actor=user, text="holiday trip to the coast")
     with django_assert_num_queries(7):
         memory_retrieve(actor=user, text="holiday trip to the coast")
+
+
+def test_the_best_hits_rare_words_join_the_lexical_score(user, store):
+    hit = store(user, "Melanie: I loved reading the book Charlotte's Web as a kid")
+    echo = store(user, "Charlotte's Web still makes me cry every time")  # no word of the question
+    common = store(user, "The web server crashed again this morning")  # one of the hit's words, a commoner one
+    store(user, "The spider web in the garden was covered in dew")
+    store(user, "Pasta with tomatoes for dinner tonight")
+    retrieved = {item.memory.pk: item for item in memory_retrieve(actor=user, text="What books has Melanie read?",
+                                                                  limit=10).items}
+    searched = {item.memory.pk: item for item in memory_search(actor=user, text="What books has Melanie read?",
+                                                               limit=10).items}
+    assert retrieved[hit.pk].lexical == 1.0
+    assert echo.pk not in searched or searched[echo.pk].lexical == 0  # search keeps to the question's own words
+    # "charlott" (two memories) and "web" (four) are among the hit's rarer words: the echo holds both, the other one.
+    assert retrieved[echo.pk].lexical > retrieved[common.pk].lexical > 0
+    assert retrieved[echo.pk].lexical < FEEDBACK_WEIGHT * 2  # a low weight: below the question's own words
+    assert retrieved[echo.pk].relevance == pytest.approx(fused(retrieved[echo.pk]), abs=2e-4)
