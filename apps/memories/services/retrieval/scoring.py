@@ -40,7 +40,7 @@ NEIGHBOUR_WEIGHT = 0.2
 # Retrieve only, pseudo-relevance feedback: the FEEDBACK_WORDS rarest lexemes of the FEEDBACK_HITS best hits that
 # the query lacks (held by at least two memories: a word only the hit holds finds nothing else) join the lexical
 # score at FEEDBACK_WEIGHT x their IDF. The evidence a question needs often shares words with its best hit rather
-# than with the question ("What books has Melanie read?" -> the hit names "Charlotte's Web").
+# than with the question (asked which books someone read, the hit names a title that other turns name too).
 FEEDBACK_HITS = 3
 FEEDBACK_WORDS = 10
 FEEDBACK_WEIGHT = 0.2
