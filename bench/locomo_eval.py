@@ -4,6 +4,7 @@
     .venv/bin/python bench/locomo_eval.py --reload   # store the turns again (after a storage change)
     .venv/bin/python bench/locomo_eval.py --no-captions   # turns without their photo captions
     .venv/bin/python bench/locomo_eval.py --reload --db engram_bench_locomo_int8 --memories-variant int8-ffn
+    .venv/bin/python bench/locomo_eval.py --fold tune   # only the tuning fold's questions (--fold held: the rest)
 
 Data: ../shared/bench/locomo/locomo_dev.json beside the checkout (see its README). Each conversation
 belongs to a user of its own (``locomo-<sample_id>``) in the benchmark database ``engram_bench_locomo``
@@ -22,6 +23,10 @@ search_memories calls) with reinforce=False, so that the evaluation leaves the d
 was. Scoring follows the README: category 5 skipped, evidence ids that match no turn skipped, questions
 left with none skipped (759 scored); recall@k = share of a question's evidence turns in the top k,
 averaged over questions; hit@k = at least one in the top k; also per category.
+
+Folds: a retrieval change is tuned on the questions of the `tune` conversations and kept only when it does not
+hurt the `held` ones, which it was not tuned on (issue 22); `all` is the whole dev split. Every conversation is
+stored whatever the fold, so that the figures of a fold do not depend on which others were loaded.
 """
 from __future__ import annotations
 
@@ -42,6 +47,7 @@ DATABASE = "engram_bench_locomo"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "inferential", 4: "single-hop"}
 EXPECTED_QUESTIONS = 759
 KS = (5, 10)
+FOLDS = {"tune": ("conv-26", "conv-41", "conv-43"), "held": ("conv-30", "conv-42")}
 BASELINES = "BM25 R@5 0.518 R@10 0.591 | MiniLM cosine R@5 0.390 R@10 0.503 | RRF R@5 0.491"
 
 
@@ -151,6 +157,11 @@ def main() -> None:
     parser.add_argument("--only", choices=["retrieve", "search"], help="evaluate one operation")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--db", default=DATABASE, help=f"the benchmark database (default {DATABASE})")
+    parser.add_argument("--data", type=Path, default=LOCOMO, help=f"the dev split (default {LOCOMO}; a git "
+                        "worktree outside the main checkout's folder passes the main checkout's)")
+    parser.add_argument("--fold", choices=["tune", "held", "all"], default="all",
+                        help="the conversations whose questions are asked: tune "
+                        f"({', '.join(FOLDS['tune'])}), held ({', '.join(FOLDS['held'])}) or all (default)")
     parser.add_argument("--memories-variant", help="the ONNX variant that stores the turns, any of "
                         "apps/memories/onnx_encoder.py VARIANTS (default: ENGRAM_EMBEDDING_INT8's)")
     args = parser.parse_args()
@@ -163,14 +174,19 @@ def main() -> None:
         if args.memories_variant not in VARIANTS:
             parser.error(f"--memories-variant must be one of: {', '.join(VARIANTS)}")
         settings.ENGRAM_EMBEDDING_INT8 = args.memories_variant
-    samples = json.loads(LOCOMO.read_text())
+    samples = json.loads(args.data.read_text())
     started = time.perf_counter()
     loaded = sum(load_conversation(sample, reload=args.reload, captions=not args.no_captions) for sample in samples)
     if loaded:
         print(f"stored {loaded} turns in {time.perf_counter() - started:.0f} s")
     scored = sum(len(scored_questions(sample)) for sample in samples)
     assert scored == EXPECTED_QUESTIONS, f"{scored} scored questions, the README says {EXPECTED_QUESTIONS}"
-    print(f"{machine()}\nLoCoMo dev: {len(samples)} conversations, {scored} scored questions\nbaselines: {BASELINES}")
+    assert sorted(sum(FOLDS.values(), ())) == sorted(sample["sample_id"] for sample in samples), "a fold lost a conversation"
+    if args.fold != "all":
+        samples = [sample for sample in samples if sample["sample_id"] in FOLDS[args.fold]]
+        scored = sum(len(scored_questions(sample)) for sample in samples)
+    print(f"{machine()}\nLoCoMo dev, fold {args.fold}: {len(samples)} conversations, {scored} scored questions\n"
+          f"baselines (all): {BASELINES}")
     operations = {"retrieve": retrieve_ids, "search": search_ids}
     reports = {}
     for name, operation in operations.items():

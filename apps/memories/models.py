@@ -82,6 +82,8 @@ class Memory(TimeStampedModel):
             GinIndex(fields=["keywords"], name="memory_keywords_gin"),
             models.Index(fields=["cube", "-created_at"], name="memory_cube_created"),
             models.Index(fields=["cube", "deleted_at"], name="memory_cube_deleted"),
+            # A retrieval's top hits find their session neighbours through it (retrieval/scoring.py).
+            models.Index(fields=["cube", "session_id", "created_at"], name="memory_cube_session_created"),
         ]
 
     def __str__(self) -> str:

@@ -118,14 +118,15 @@ def test_retrieval_reinforces_what_it_returns(user, corpus):
     assert dark.access_count == 2
 
 
-@pytest.mark.parametrize("operation", [memory_retrieve, memory_search])
-def test_a_query_is_answered_in_six_statements(user, corpus, operation, django_assert_num_queries):
+@pytest.mark.parametrize(("operation", "statements"), [(memory_retrieve, 7), (memory_search, 6)])
+def test_a_query_is_answered_in_a_few_statements(user, corpus, operation, statements, django_assert_num_queries):
     """The scope's cubes, the words' document frequencies, the lexical statement, the scoring statement (with its
-    HNSW settings in the same round trip), the page and the reinforcement: nothing per memory, no transaction of
+    HNSW settings in the same round trip), a retrieval's follow-up (feedback words and session neighbours,
+    tests/memories/test_retrieve_boosts.py), the page and the reinforcement: nothing per memory, no transaction of
     its own. The words were stemmed by the first call (each process keeps them). (A search with a word no memory
     holds pays one more, for its correction: tests/memories/test_search_fuzzy.py.)"""
     operation(actor=user, text="which mode does the user prefer?")
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(statements):
         operation(actor=user, text="which mode does the user prefer?")
 
 

@@ -102,7 +102,9 @@ class ScoredMemorySerializer(MemorySerializer):
     """A memory with the scores retrieval gave it (a memories.services.retrieval.ScoredMemory)."""
 
     score = serializers.FloatField(help_text=f"{WITH_QUERY}.")
-    relevance = serializers.FloatField(help_text="Fused dense and lexical similarity to the text.")
+    relevance = serializers.FloatField(help_text="Fused dense and lexical similarity to the text, plus its boosts "
+                                       "(docs/retrieval.md): a speaker label the text names, a best hit's session "
+                                       "neighbour (retrieve).")
     dense = serializers.FloatField(help_text="Best cosine similarity over the requested sectors.")
     lexical = serializers.FloatField(help_text="Full-text rank, relative to the best match of this query.")
     recency = serializers.FloatField()

@@ -173,8 +173,8 @@ class MemoryRetrieveView(MemoryQueryView):
     @extend_schema(
         operation_id="memories_retrieve",
         summary="Retrieve memories",
-        description=f"Ranked by {WITH_QUERY} (relevance fuses dense and lexical similarity); without text, by "
-                    "salience, recency and links. Returned memories are reinforced.",
+        description=f"Ranked by {WITH_QUERY} (relevance fuses dense and lexical similarity, plus boosts); "
+                    "without text, by salience, recency and links. Returned memories are reinforced.",
         request=MemoryQuerySerializer,
         responses={200: RetrieveResponseSerializer, **error_responses(400, 401, 403)},
     )

@@ -60,6 +60,7 @@ class LexicalModel:
     all_matches: list | None = None  # every match's id, when a boolean search has at most EXACT_DENSE_MATCHES
     # Fuzzy search: each query word no memory holds -> the word of the user's own memories nearest it.
     corrections: dict[str, str] | None = None
+    lexemes: tuple[str, ...] = ()  # every lexeme of the query's words (feedback words are other lexemes)
 
     def score_sql(self) -> RawSQL:
         match = "CASE WHEN search_vector @@ to_tsquery(%s::regconfig, %s) THEN %s::float8 ELSE 0 END"
@@ -264,7 +265,7 @@ def lexical_model(base, parsed: ParsedQuery, best: int, *, cube_ids: list[str], 
             matches, matches_exact = max(EXACT_DENSE_MATCHES + 1, estimate), False
     return LexicalModel(words=words, weights=weights, matches=matches, matches_exact=matches_exact,
                         scope_size=scope_size, best_matches=best_matches, all_matches=all_matches,
-                        corrections=corrections)
+                        corrections=corrections, lexemes=tuple(sorted(set().union(*lexeme_words.values()))))
 
 
 def _estimated_union(documents: int, frequencies: list[int]) -> int:

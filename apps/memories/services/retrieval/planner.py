@@ -20,7 +20,7 @@ from .dense import RETRIEVAL_EF_SEARCH, QueryEmbedding, compare_exactly
 from .highlight import annotate_matches
 from .lexical import LexicalModel, lexical_model, tsquery
 from .reinforce import reinforce_returned
-from .scoring import PoolScore, ScoredMemory, page, score_pool, without_query
+from .scoring import PoolScore, ScoredMemory, follow_up, page, score_pool, without_query
 
 MIN_POOL = 100
 # Plain-word search keeps a memory with no word in common only when its cosine similarity reaches this.
@@ -91,6 +91,7 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
                               count_matches=False, count_scope=filters.narrows_cubes, on_statement=embedding.start)
         total = model.scope_size
         ranked = _hybrid(base, embedding=embedding, model=model, sectors=filters.sectors, limit=limit, offset=offset)
+        ranked = follow_up(ranked, model=model, cube_ids=cube_ids)
         items = page(ranked, limit=limit, offset=offset, include_deleted=filters.include_deleted)
         query_vector = list(embedding.result())
         best_similarity = max((item.dense for item in ranked), default=None)

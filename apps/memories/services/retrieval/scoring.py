@@ -1,9 +1,11 @@
 """Scoring: the weights of relevance and of the composite score, defined here once, and the statements
 that score a pool of candidates with them (docs/retrieval.md, "The score").
 
-relevance = DENSE_WEIGHT x dense + LEXICAL_WEIGHT x lexical; score = WITH_QUERY's weights of relevance,
-salience, recency and link weight, or WITHOUT_QUERY's when there is no text. recency = max(0, 1 - age /
-365 days); link weight = mean weight of the memory's links.
+relevance = DENSE_WEIGHT x dense + LEXICAL_WEIGHT x lexical, plus LABEL_WEIGHT when the memory opens with a label
+that is a query word; a retrieval then adds its best hits' rarer words to the lexical score (FEEDBACK_*) and
+NEIGHBOUR_WEIGHT x a best hit's relevance to that hit's session neighbours (follow_up). score = WITH_QUERY's
+weights of relevance, salience, recency and link weight, or WITHOUT_QUERY's when there is no text. recency =
+max(0, 1 - age / 365 days); link weight = mean weight of the memory's links.
 """
 from __future__ import annotations
 
@@ -16,14 +18,32 @@ from django.db.models import F, FloatField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from apps.memories.models import Memory, MemoryLink, MemoryVector
+from apps.memories.models import CubeLexeme, Memory, MemoryLink, MemoryVector
 from apps.memories.vectors import HNSW_EF_SEARCH, sector_similarity_sql, vector_scan_settings, vector_text
 
 from .lexical import LexicalModel
 
-# Relevance fuses the dense and the lexical score (measured on LoCoMo, docs/retrieval.md).
+# Relevance fuses the dense and the lexical score (measured on LoCoMo, docs/retrieval.md). The boosts below were
+# fitted on LoCoMo's tuning fold and kept because they also help its held fold (docs/retrieval.md, "Boosts").
 DENSE_WEIGHT = 0.5
 LEXICAL_WEIGHT = 0.5
+# A memory whose text opens with a one-word label that the query names ("Caroline: ..." in a transcript, asked
+# "What does Caroline paint?") is that person's own line, not a line that mentions them (docs/retrieval.md, "Boosts").
+LABEL_WEIGHT = 0.2
+LABEL_CHARS = 40
+# Retrieve only: a pool memory within SESSION_NEIGHBOURS memories (same cube and session, in created_at order) of
+# one of the SESSION_SEEDS best hits gains NEIGHBOUR_WEIGHT x that hit's relevance: an answer sits next to its
+# question, a detail next to what it explains.
+SESSION_SEEDS = 10
+SESSION_NEIGHBOURS = 2
+NEIGHBOUR_WEIGHT = 0.2
+# Retrieve only, pseudo-relevance feedback: the FEEDBACK_WORDS rarest lexemes of the FEEDBACK_HITS best hits that
+# the query lacks (held by at least two memories: a word only the hit holds finds nothing else) join the lexical
+# score at FEEDBACK_WEIGHT x their IDF. The evidence a question needs often shares words with its best hit rather
+# than with the question (asked which books someone read, the hit names a title that other turns name too).
+FEEDBACK_HITS = 3
+FEEDBACK_WORDS = 10
+FEEDBACK_WEIGHT = 0.2
 
 
 @dataclass(frozen=True)
@@ -74,6 +94,8 @@ class PoolScore:
     lexical: float
     recency: float
     link_weight: float
+    in_session: bool = False  # the memory has a session_id: its neighbours are looked up when it is a best hit
+    lexical_raw: float = 0.0  # the lexical score before it is divided by the pool's best (feedback adds to it)
 
 
 def _recency_sql(table: str) -> str:
@@ -119,11 +141,12 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
     sql = (
         f"{settings}{ctes}SELECT m.id, EXTRACT(EPOCH FROM m.created_at)::float8, m.salience, "
         f"{_recency_sql('m')}, {_link_weight_sql('m')}, "
-        f"{lexical.sql}, COALESCE({dense}, 0) "
+        f"{lexical.sql}, COALESCE({dense}, 0), "
+        f"lower(split_part(left(m.content, {LABEL_CHARS + 1}), ':', 1)) = ANY(%s::text[]), m.session_id <> '' "
         f"FROM {MEMORIES} m LEFT JOIN LATERAL (SELECT v.embedding, v.tokens, 1 - (v.embedding <=> %s::halfvec) "
         f"AS similarity FROM {VECTORS} v WHERE v.memory_id = m.id OFFSET 0) e ON true WHERE m.id IN ({pool_sql})"
     )
-    params += [now, YEAR_SECONDS, *lexical.params, *dense_params, query_vector, list(pool_ids)]
+    params += [now, YEAR_SECONDS, *lexical.params, *dense_params, list(model.words), query_vector, list(pool_ids)]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         if settings:
@@ -132,17 +155,75 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
     best_lexical = max((row[5] for row in rows), default=0.0) or 1.0
     weights = WITH_QUERY
     scored = []
-    for pk, created, salience, recency, link_weight, lexical_raw, dense in rows:
+    for pk, created, salience, recency, link_weight, lexical_raw, dense, labelled, in_session in rows:
         dense_score = max(0.0, dense)
         lexical_score = lexical_raw / best_lexical
-        relevance = DENSE_WEIGHT * dense_score + LEXICAL_WEIGHT * lexical_score
+        relevance = DENSE_WEIGHT * dense_score + LEXICAL_WEIGHT * lexical_score + (LABEL_WEIGHT if labelled else 0.0)
         score = (weights.relevance * relevance + weights.salience * salience + weights.recency * recency
                  + weights.link_weight * link_weight)
         scored.append(PoolScore(pk=pk, created=created, score=round(score, 4), relevance=round(relevance, 4),
                                 dense=round(dense_score, 4), lexical=round(lexical_score, 4),
-                                recency=round(recency, 4), link_weight=round(link_weight, 4)))
+                                recency=round(recency, 4), link_weight=round(link_weight, 4), in_session=in_session,
+                                lexical_raw=lexical_raw))
     scored.sort(key=lambda item: (item.score, item.created), reverse=True)
     return scored
+
+
+def follow_up(ranked: list[PoolScore], *, model: LexicalModel, cube_ids: list[str]) -> list[PoolScore]:
+    """A retrieval's pool re-ranked from its best hits, in one statement (docs/retrieval.md, "Boosts"): feedback
+    words first (FEEDBACK_*), then session neighbours: each pool memory within
+    SESSION_NEIGHBOURS memories of one of the SESSION_SEEDS best (same cube and session_id, ordered by created_at
+    then id, so that memories stored at one instant keep an order) gains NEIGHBOUR_WEIGHT x the best such hit's
+    relevance. The feedback words' counts come from CubeLexeme (a few index reads), the neighbours from two short
+    reads of memory_cube_session_created per hit; only pool memories gain, so every one was in the request's scope."""
+    if not ranked:
+        return ranked
+    seeds = [seed for seed in ranked[:SESSION_SEEDS] if seed.in_session] if NEIGHBOUR_WEIGHT else []
+    side = (f"SELECT x.id FROM {MEMORIES} x WHERE x.cube_id = s.cube_id AND x.session_id = s.session_id "
+            f"AND x.deleted_at IS NULL AND (x.created_at, x.id) {{}} (s.created_at, s.id) "
+            f"ORDER BY x.created_at {{}}, x.id {{}} LIMIT %s")
+    sql = (
+        f"WITH pool AS (SELECT unnest(%s::uuid[]) AS id), "
+        f"hit_lexemes AS (SELECT DISTINCT unnest(tsvector_to_array(search_vector)) AS lexeme FROM {MEMORIES} "
+        f"WHERE id = ANY(%s::uuid[])), "
+        f"feedback AS (SELECT c.lexeme, sum(c.documents) AS documents FROM {CubeLexeme._meta.db_table} c "
+        f"JOIN hit_lexemes h ON h.lexeme = c.lexeme WHERE c.cube_id = ANY(%s::varchar[]) AND length(c.lexeme) > 1 "
+        f"AND c.lexeme <> ALL(%s::text[]) GROUP BY c.lexeme HAVING sum(c.documents) >= 2 "
+        f"ORDER BY 2, 1 LIMIT %s) "
+        f"SELECT m.id, NULL::uuid, sum(ln(1 + (%s - f.documents + 0.5) / (f.documents + 0.5)))::float8 "
+        f"FROM {MEMORIES} m CROSS JOIN LATERAL unnest(tsvector_to_array(m.search_vector)) AS l(lexeme) "
+        f"JOIN feedback f ON f.lexeme = l.lexeme WHERE m.id IN (SELECT id FROM pool) GROUP BY m.id "
+        f"UNION ALL SELECT s.id, n.id, NULL FROM {MEMORIES} s CROSS JOIN LATERAL "
+        f"(({side.format('<', 'DESC', 'DESC')}) UNION ALL ({side.format('>', 'ASC', 'ASC')})) AS n(id) "
+        f"WHERE s.id = ANY(%s::uuid[]) AND n.id IN (SELECT id FROM pool)"
+    )
+    params = [[item.pk for item in ranked], [item.pk for item in ranked[:FEEDBACK_HITS] if FEEDBACK_WEIGHT],
+              list(cube_ids), list(model.lexemes), FEEDBACK_WORDS, max(model.scope_size, 2),
+              SESSION_NEIGHBOURS, SESSION_NEIGHBOURS, [seed.pk for seed in seeds]]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    feedback = {pk: FEEDBACK_WEIGHT * raw for pk, neighbour, raw in rows if neighbour is None}
+    if feedback:  # the lexical score is relative to the pool's best again, feedback included
+        best = max(item.lexical_raw + feedback.get(item.pk, 0.0) for item in ranked) or 1.0
+        for item in ranked:
+            lexical = (item.lexical_raw + feedback.get(item.pk, 0.0)) / best
+            _add_relevance(item, LEXICAL_WEIGHT * (lexical - item.lexical))
+            item.lexical = round(lexical, 4)
+    seed_relevance = {seed.pk: seed.relevance for seed in seeds}
+    gain: dict = {}
+    for seed, neighbour, _ in rows:
+        if neighbour is not None:
+            gain[neighbour] = max(gain.get(neighbour, 0.0), NEIGHBOUR_WEIGHT * seed_relevance[seed])
+    for item in ranked:
+        _add_relevance(item, gain.get(item.pk, 0.0))
+    ranked.sort(key=lambda item: (item.score, item.created), reverse=True)
+    return ranked
+
+
+def _add_relevance(item: PoolScore, added: float) -> None:
+    item.relevance = round(item.relevance + added, 4)
+    item.score = round(item.score + WITH_QUERY.relevance * added, 4)
 
 
 def page(ranked: list[PoolScore], *, limit: int, offset: int, include_deleted: bool = False) -> list[ScoredMemory]:

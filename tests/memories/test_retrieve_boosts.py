@@ -1,0 +1,129 @@
+"""Retrieval's boosts (docs/retrieval.md, "Boosts"): a memory labelled with a name the query holds, the best hits'
+words (feedback) and the session neighbours of the best hits."""
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps.memories.services import memory_retrieve, memory_search
+from apps.memories.services.retrieval.scoring import (
+    DENSE_WEIGHT, FEEDBACK_WEIGHT, LABEL_WEIGHT, LEXICAL_WEIGHT, NEIGHBOUR_WEIGHT,
+)
+
+
+def by_content(result):
+    return {item.memory.content: item for item in result.items}
+
+
+def fused(item):
+    return DENSE_WEIGHT * item.dense + LEXICAL_WEIGHT * item.lexical
+
+
+def own(question):
+    """The relevance of "Alice: <a question>", asked about Alice, before any session gain."""
+    return fused(question) + LABEL_WEIGHT
+
+
+@pytest.mark.parametrize("operation", [memory_retrieve, memory_search])
+def test_a_line_labelled_with_a_name_the_query_holds_is_boosted(user, store, operation):
+    store(user, "Caroline: I painted a sunrise over the lake last week")
+    store(user, "Melanie: I painted a sunrise over the lake last week")
+    store(user, "Melanie: Caroline: I painted a sunrise over the lake last week")  # the label is Melanie's
+    items = by_content(operation(actor=user, text="What did Caroline paint?", limit=10))
+    caroline = items["Caroline: I painted a sunrise over the lake last week"]
+    melanie = items["Melanie: I painted a sunrise over the lake last week"]
+    quoted = items["Melanie: Caroline: I painted a sunrise over the lake last week"]
+    assert caroline.relevance > fused(caroline) + 0.01
+    assert caroline.relevance == pytest.approx(fused(caroline) + LABEL_WEIGHT, abs=2e-4)
+    assert melanie.relevance == pytest.approx(fused(melanie), abs=2e-4)
+    assert quoted.relevance == pytest.approx(fused(quoted), abs=2e-4)  # a label counts only at the start
+    assert max(items.values(), key=lambda item: item.score) is caroline
+
+
+def test_the_best_hits_session_neighbours_gain_from_it(user, store):
+    start = timezone.now() - timedelta(days=1)
+    store(user, "Alice: Where did you go on holiday this summer?", session_id="chat-1", created_at=start)
+    store(user, "Bob: Small talk about the weather first", session_id="chat-1", created_at=start + timedelta(seconds=1))
+    store(user, "Bob: We drove to Lisbon and ate custard tarts every day", session_id="chat-1",
+          created_at=start + timedelta(seconds=2))
+    store(user, "Bob: We drove to Lisbon and ate custard tarts every day", session_id="chat-2",
+          created_at=start + timedelta(hours=1))
+    store(user, "Bob: We drove to Lisbon and ate custard tarts every day", created_at=start + timedelta(hours=2))
+    result = memory_retrieve(actor=user, text="Where did Alice go on holiday this summer?", limit=10)
+    question = result.items[0]
+    assert question.memory.content.startswith("Alice: Where did you go on holiday")
+    answers = [item for item in result.items if "Lisbon" in item.memory.content]
+    neighbour = next(item for item in answers if item.memory.session_id == "chat-1")
+    others = [item for item in answers if item is not neighbour]
+    assert len(others) == 2 and all(other.relevance == pytest.approx(fused(other), abs=2e-4) for other in others)
+    # Two memories after the question in its session, it gains from the question's own relevance (before any gain;
+    # the question's label is a query word), the best of its seeds; the same text elsewhere gains nothing.
+    assert neighbour.relevance == pytest.approx(fused(neighbour) + NEIGHBOUR_WEIGHT * own(question), abs=3e-4)
+    assert result.items.index(neighbour) < min(result.items.index(other) for other in others)
+
+
+def test_search_has_no_session_boost(user, store):
+    start = timezone.now() - timedelta(days=1)
+    store(user, "Alice: Where did you go on holiday this summer?", session_id="chat-1", created_at=start)
+    store(user, "Bob: We drove to Lisbon and ate custard tarts", session_id="chat-1",
+          created_at=start + timedelta(seconds=1))
+    result = memory_search(actor=user, text="holiday summer Lisbon", limit=10)
+    assert all(item.relevance == pytest.approx(fused(item), abs=2e-4) for item in result.items)
+
+
+def test_neighbours_are_counted_in_the_memorys_own_cube(user, other_user, store):
+    """Another user's memories with the same session id, stored in between, neither take a neighbour's place nor
+    gain (they are not in scope)."""
+    start = timezone.now() - timedelta(days=1)
+    store(user, "Alice: Where did you go on holiday this summer?", session_id="chat-1", created_at=start)
+    for second in (1, 2):
+        store(other_user, "Eve: Where did you go on holiday?", session_id="chat-1",
+              created_at=start + timedelta(seconds=second))
+    store(user, "Bob: We drove to Lisbon and ate custard tarts", session_id="chat-1",
+          created_at=start + timedelta(seconds=3))
+    result = memory_retrieve(actor=user, text="Where did Alice go on holiday?", limit=10)
+    assert {item.memory.owner_id for item in result.items} == {user.pk}
+    answer = next(item for item in result.items if "Lisbon" in item.memory.content)
+    assert answer.relevance > fused(answer) + 0.01
+    assert answer.relevance == pytest.approx(fused(answer) + NEIGHBOUR_WEIGHT * own(result.items[0]), abs=3e-4)
+
+
+def test_memories_stored_at_one_instant_keep_their_order_by_id(user, store):
+    at = timezone.now() - timedelta(days=1)
+    store(user, "Alice: Where did you go on holiday this summer?", session_id="chat-1", created_at=at)
+    store(user, "Bob: We drove to Lisbon and ate custard tarts", session_id="chat-1", created_at=at)
+    result = memory_retrieve(actor=user, text="Where did Alice go on holiday?", limit=10)
+    seed, answer = result.items[0], next(item for item in result.items if "Lisbon" in item.memory.content)
+    assert answer.relevance > fused(answer) + 0.01
+    assert answer.relevance == pytest.approx(fused(answer) + NEIGHBOUR_WEIGHT * own(seed), abs=3e-4)
+
+
+@pytest.mark.parametrize("sessions", [True, False])
+def test_feedback_and_neighbours_cost_one_statement(user, store, sessions, django_assert_num_queries):
+    """The best hits' feedback words and neighbours are read in one statement, however many hits have a session
+    (tests/memories/test_retrieve.py counts the others)."""
+    start = timezone.now() - timedelta(days=1)
+    for index in range(12):
+        store(user, f"Alice: holiday plan number {index} is a trip to the coast",
+              session_id=f"chat-{index % 3}" if sessions else "", created_at=start + timedelta(seconds=index))
+    memory_retrieve(actor=user, text="holiday trip to the coast")
+    with django_assert_num_queries(7):
+        memory_retrieve(actor=user, text="holiday trip to the coast")
+
+
+def test_the_best_hits_rare_words_join_the_lexical_score(user, store):
+    hit = store(user, "Melanie: I loved reading the book Charlotte's Web as a kid")
+    echo = store(user, "Charlotte's Web still makes me cry every time")  # no word of the question
+    common = store(user, "The web server crashed again this morning")  # one of the hit's words, a commoner one
+    store(user, "The spider web in the garden was covered in dew")
+    store(user, "Pasta with tomatoes for dinner tonight")
+    retrieved = {item.memory.pk: item for item in memory_retrieve(actor=user, text="What books has Melanie read?",
+                                                                  limit=10).items}
+    searched = {item.memory.pk: item for item in memory_search(actor=user, text="What books has Melanie read?",
+                                                               limit=10).items}
+    assert retrieved[hit.pk].lexical == 1.0
+    assert echo.pk not in searched or searched[echo.pk].lexical == 0  # search keeps to the question's own words
+    # "charlott" (two memories) and "web" (four) are among the hit's rarer words: the echo holds both, the other one.
+    assert retrieved[echo.pk].lexical > retrieved[common.pk].lexical > 0
+    assert retrieved[echo.pk].lexical < FEEDBACK_WEIGHT * 2  # a low weight: below the question's own words
+    assert retrieved[echo.pk].relevance == pytest.approx(fused(retrieved[echo.pk]), abs=2e-4)
