@@ -8,5 +8,5 @@ register = template.Library()
 
 @register.simple_tag
 def score_formula() -> str:
-    """The composite score with a query, e.g. "0.6 relevance + 0.2 salience + 0.1 recency + 0.1 link weight"."""
+    """The composite score with a query, e.g. "0.9 relevance + 0.05 salience + 0.05 recency"."""
     return str(WITH_QUERY)

@@ -1,7 +1,8 @@
 """The ThoughtMCP profile: its five memory tools and its eight reasoning and metacognitive tools, with
 input schemas exactly as its seed documents them (seeds/000, "Memory Tools", "Reasoning Tools",
-"Metacognitive Tools"). Descriptions, names, types, enums and ranges are the seed's; only the delete
-default differs, as the delete_memory description says. The reasoning tools store nothing and act for
+"Metacognitive Tools"). Descriptions, names, types, enums and ranges are the seed's; the delete default
+differs, as the delete_memory description says, and retrieve_memories names Engram's composite weights
+(docs/retrieval.md). The reasoning tools store nothing and act for
 the token's user (they have no userId)."""
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from apps.mcp.profiles.thoughtmcp.inputs import (
     DecomposeProblemInput, DeleteMemoryInput, DetectBiasInput, DetectEmotionInput, RetrieveMemoriesInput,
     SearchMemoriesInput, StoreMemoryInput, ThinkInput, ThinkParallelInput, UpdateMemoryInput,
 )
+from apps.memories.services.retrieval.scoring import WITH_QUERY
 
 
 def emotion_components(params: DetectEmotionInput) -> tuple[str, ...]:
@@ -50,8 +52,9 @@ PROFILE = Profile(
         ToolSpec(
             name="retrieve_memories",
             description="Retrieve memories using composite scoring with vector similarity, metadata filtering, "
-                        "and pagination: 0.6×similarity + 0.2×salience + 0.1×recency + 0.1×linkWeight. Supports "
-                        "filtering by sectors, strength, salience, date range, and metadata.",
+                        f"and pagination: {WITH_QUERY} (relevance fuses vector and keyword similarity; "
+                        "ThoughtMCP's 0.6×similarity + 0.2×salience + 0.1×recency + 0.1×linkWeight, refitted). "
+                        "Supports filtering by sectors, strength, salience, date range, and metadata.",
             input_model=RetrieveMemoriesInput,
             adapter=memories.retrieve_memories,
             scope=READ,
