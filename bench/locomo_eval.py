@@ -5,6 +5,7 @@
     .venv/bin/python bench/locomo_eval.py --no-captions   # turns without their photo captions
     .venv/bin/python bench/locomo_eval.py --reload --db engram_bench_locomo_int8 --memories-variant int8-ffn
     .venv/bin/python bench/locomo_eval.py --fold tune   # only the tuning fold's questions (--fold held: the rest)
+    .venv/bin/python bench/locomo_eval.py --mcp         # + ThoughtMCP's retrieve_memories over HTTP, beside the service
 
 Data: ../shared/bench/locomo/locomo_dev.json beside the checkout (see its README). Each conversation
 belongs to a user of its own (``locomo-<sample_id>``) in the benchmark database ``engram_bench_locomo``
@@ -34,19 +35,18 @@ import argparse
 import json
 import sys
 import time
-from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import REPO, bench_user, machine, setup_django, write_json  # noqa: E402
+from bench.recall import Asked, evaluate, print_report, retrieve_ids, search_ids  # noqa: E402
 
 LOCOMO = REPO.parent / "shared" / "bench" / "locomo" / "locomo_dev.json"
 DATABASE = "engram_bench_locomo"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "inferential", 4: "single-hop"}
 EXPECTED_QUESTIONS = 759
-KS = (5, 10)
 FOLDS = {"tune": ("conv-26", "conv-41", "conv-43"), "held": ("conv-30", "conv-42")}
 BASELINES = "BM25 R@5 0.518 R@10 0.591 | MiniLM cosine R@5 0.390 R@10 0.503 | RRF R@5 0.491"
 
@@ -104,50 +104,11 @@ def scored_questions(sample: dict) -> list[dict]:
     return questions
 
 
-def evaluate(samples: list[dict], operation) -> dict:
-    """Run every scored question through ``operation(actor, text, limit) -> [dia_id]``; aggregate."""
-    totals = defaultdict(lambda: defaultdict(float))
-    latencies = []
-    for sample in samples:
-        user = bench_user(f"locomo-{sample['sample_id']}")
-        for question in scored_questions(sample):
-            started = time.perf_counter()
-            ranked = operation(user, question["question"], max(KS))
-            latencies.append(time.perf_counter() - started)
-            for group in ("all", CATEGORIES[question["category"]]):
-                row = totals[group]
-                row["n"] += 1
-                for k in KS:
-                    found = len(question["evidence"] & set(ranked[:k]))
-                    row[f"recall@{k}"] += found / len(question["evidence"])
-                    row[f"hit@{k}"] += 1.0 if found else 0.0
-    report = {group: {"n": int(row["n"]), **{m: round(v / row["n"], 3) for m, v in row.items() if m != "n"}}
-              for group, row in totals.items()}
-    report["mean_ms"] = round(1000 * sum(latencies) / len(latencies), 1)
-    return report
-
-
-def retrieve_ids(actor, text: str, limit: int) -> list[str]:
-    from apps.memories.services import memory_retrieve
-
-    result = memory_retrieve(actor=actor, text=text, limit=limit, reinforce=False)
-    return [item.memory.metadata["dia_id"] for item in result.items]
-
-
-def search_ids(actor, text: str, limit: int) -> list[str]:
-    from apps.memories.services import memory_search
-
-    result = memory_search(actor=actor, text=text, limit=limit, reinforce=False)
-    return [item.memory.metadata["dia_id"] for item in result.items]
-
-
-def print_report(name: str, report: dict) -> None:
-    print(f"\n{name} (mean {report['mean_ms']} ms a question)")
-    print(f"{'':12} {'n':>4} {'R@5':>6} {'R@10':>6} {'hit@5':>6} {'hit@10':>6}")
-    for group in ["all", *CATEGORIES.values()]:
-        row = report[group]
-        print(f"{group:12} {row['n']:>4} {row['recall@5']:>6.3f} {row['recall@10']:>6.3f} "
-              f"{row['hit@5']:>6.3f} {row['hit@10']:>6.3f}")
+def asked(samples: list[dict]) -> list[Asked]:
+    """Every scored question of ``samples``, as bench/recall.py's evaluate asks them."""
+    return [Asked(bench_user(f"locomo-{sample['sample_id']}"), question["question"],
+                  CATEGORIES[question["category"]], frozenset(question["evidence"]))
+            for sample in samples for question in scored_questions(sample)]
 
 
 def main() -> None:
@@ -162,6 +123,8 @@ def main() -> None:
     parser.add_argument("--fold", choices=["tune", "held", "all"], default="all",
                         help="the conversations whose questions are asked: tune "
                         f"({', '.join(FOLDS['tune'])}), held ({', '.join(FOLDS['held'])}) or all (default)")
+    parser.add_argument("--mcp", action="store_true", help="also ask ThoughtMCP's retrieve_memories over HTTP (a real "
+                        "server of the checkout on a copy of the database), beside memory_retrieve")
     parser.add_argument("--memories-variant", help="the ONNX variant that stores the turns, any of "
                         "apps/memories/onnx_encoder.py VARIANTS (default: ENGRAM_EMBEDDING_INT8's)")
     args = parser.parse_args()
@@ -189,12 +152,22 @@ def main() -> None:
           f"baselines (all): {BASELINES}")
     operations = {"retrieve": retrieve_ids, "search": search_ids}
     reports = {}
+    questions = asked(samples)
     for name, operation in operations.items():
-        if args.only in (None, name):
-            operation(bench_user(f"locomo-{samples[0]['sample_id']}"), "warm up", 10)
-            reports[name] = evaluate(samples, operation)
-            print_report(f"memory_{name}", reports[name])
-    write_json(args.json, reports)
+        if args.only in (None, name) or (args.mcp and name == "retrieve"):
+            operation(questions[0].user, "warm up", 10)
+            reports[name] = evaluate(questions, operation)
+            print_report(f"memory_{name}", reports[name], CATEGORIES.values())
+    if args.mcp:
+        from bench.mcp_client import labelled, mcp_retriever
+
+        users = list({question.user.pk: question.user for question in questions}.values())
+        with mcp_retriever(args.db, users) as retrieve:
+            retrieve(users[0], "warm up", 10)
+            reports["mcp_retrieve"] = evaluate(questions, labelled(retrieve, users))
+        print_report("MCP retrieve_memories (ΔR@5 against memory_retrieve)", reports["mcp_retrieve"],
+                     CATEGORIES.values(), reports["retrieve"])
+    write_json(args.json, {"fold": args.fold, **reports})
 
 
 if __name__ == "__main__":

@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import bench_user, machine, setup_django, write_json  # noqa: E402
 from bench.multisession_data import CATEGORIES, CONVERSATIONS, Conversation, generate  # noqa: E402
+from bench.recall import Asked, evaluate, print_report, retrieve_ids, search_ids  # noqa: E402
 
 DATABASE = "engram_bench_multisession"
-KS = (5, 10)
 
 
 def user_of(conversation: Conversation):
@@ -60,45 +60,11 @@ def load_conversation(conversation: Conversation, *, reload: bool) -> int:
     return len(expected)
 
 
-def evaluate(conversations: list[Conversation], operation, misses: list | None = None) -> dict:
-    """Run every question through ``operation(user, text, limit) -> [dia_id]``, best first; aggregate per category.
-    ``misses`` collects (conversation, question, ranked) of each question with no evidence turn in the top 5."""
-    totals = defaultdict(lambda: defaultdict(float))
-    latencies = []
-    for conversation in conversations:
-        user = user_of(conversation)
-        for question in conversation.questions:
-            started = time.perf_counter()
-            ranked = operation(user, question.question, max(KS))
-            latencies.append(time.perf_counter() - started)
-            evidence = set(question.evidence)
-            if misses is not None and not evidence & set(ranked[:5]):
-                misses.append((conversation, question, ranked))
-            for group in ("all", question.category):
-                row = totals[group]
-                row["n"] += 1
-                for k in KS:
-                    found = len(evidence & set(ranked[:k]))
-                    row[f"recall@{k}"] += found / len(evidence)
-                    row[f"hit@{k}"] += 1.0 if found else 0.0
-    report = {group: {"n": int(row["n"]), **{m: round(v / row["n"], 3) for m, v in row.items() if m != "n"}}
-              for group, row in totals.items()}
-    report["mean_ms"] = round(1000 * sum(latencies) / len(latencies), 1)
-    return report
-
-
-def retrieve_ids(actor, text: str, limit: int) -> list[str]:
-    from apps.memories.services import memory_retrieve
-
-    result = memory_retrieve(actor=actor, text=text, limit=limit, reinforce=False)
-    return [item.memory.metadata["dia_id"] for item in result.items]
-
-
-def search_ids(actor, text: str, limit: int) -> list[str]:
-    from apps.memories.services import memory_search
-
-    result = memory_search(actor=actor, text=text, limit=limit, reinforce=False)
-    return [item.memory.metadata["dia_id"] for item in result.items]
+def asked(conversations: list[Conversation]) -> list[Asked]:
+    """Every question of ``conversations``, as bench/recall.py's evaluate asks them."""
+    return [Asked(user_of(conversation), question.question, question.category, frozenset(question.evidence),
+                  source=(conversation, question))
+            for conversation in conversations for question in conversation.questions]
 
 
 def baselines(conversations: list[Conversation]) -> dict[str, dict]:
@@ -133,14 +99,14 @@ def baselines(conversations: list[Conversation]) -> dict[str, dict]:
             rankings["BM25"][key] = [turns[i].dia_id for i in sorted(range(len(turns)), key=lambda i: -bm25[i])]
             rankings["MiniLM cosine"][key] = [turns[i].dia_id for i in np.argsort(-(vectors @ query), kind="stable")]
     by_user = {user_of(conversation).pk: conversation.sample_id for conversation in conversations}
-    return {name: evaluate(conversations, lambda user, text, limit, ranked=ranked: ranked[(by_user[user.pk], text)])
+    return {name: evaluate(asked(conversations), lambda user, text, limit, ranked=ranked: ranked[(by_user[user.pk], text)])
             for name, ranked in rankings.items()}
 
 
 def print_misses(misses: list, per_category: int) -> None:
     """A few questions retrieve missed, per category, with their evidence and what came first instead."""
     shown = defaultdict(int)
-    for conversation, question, ranked in misses:
+    for (conversation, question), ranked in ((miss.source, ranked) for miss, ranked in misses):
         if shown[question.category] >= per_category:
             continue
         shown[question.category] += 1
@@ -150,18 +116,6 @@ def print_misses(misses: list, per_category: int) -> None:
             print(f"  evidence {dia_id:7} {said[dia_id][:100]}")
         for rank, dia_id in enumerate(ranked[:3], start=1):
             print(f"  top {rank}    {dia_id:7} {said[dia_id][:100]}")
-
-
-def print_report(name: str, report: dict, service: dict | None = None) -> None:
-    """One operation's table; beside another's (``service``), the difference of R@5 too."""
-    print(f"\n{name} (mean {report['mean_ms']} ms a question)")
-    print(f"{'':17} {'n':>4} {'R@5':>6} {'R@10':>6} {'hit@5':>6} {'hit@10':>6}" + (f" {'ΔR@5':>7}" if service else ""))
-    for group in ["all", *CATEGORIES]:
-        row = report.get(group)
-        if row:
-            delta = f" {row['recall@5'] - service[group]['recall@5']:>+7.3f}" if service else ""
-            print(f"{group:17} {row['n']:>4} {row['recall@5']:>6.3f} {row['recall@10']:>6.3f} "
-                  f"{row['hit@5']:>6.3f} {row['hit@10']:>6.3f}{delta}")
 
 
 def main() -> None:
@@ -194,13 +148,13 @@ def main() -> None:
     if args.baselines:
         for name, report in baselines(conversations).items():
             reports[name] = report
-            print_report(name, report)
+            print_report(name, report, CATEGORIES)
     for name, operation in {"retrieve": retrieve_ids, "search": search_ids}.items():
         if args.only in (None, name) or (args.mcp and name == "retrieve"):
             operation(warm_up, "warm up", 10)
             misses = [] if name == "retrieve" and args.misses else None
-            reports[name] = evaluate(conversations, operation, misses)
-            print_report(f"memory_{name}", reports[name])
+            reports[name] = evaluate(asked(conversations), operation, misses)
+            print_report(f"memory_{name}", reports[name], CATEGORIES)
             if misses:
                 print_misses(misses, args.misses)
     if args.mcp:
@@ -209,8 +163,8 @@ def main() -> None:
         users = [user_of(conversation) for conversation in conversations]
         with mcp_retriever(args.db, users) as retrieve:
             retrieve(warm_up, "warm up", 10)
-            reports["mcp_retrieve"] = evaluate(conversations, labelled(retrieve, users))
-        print_report("MCP retrieve_memories (ΔR@5 against memory_retrieve)", reports["mcp_retrieve"],
+            reports["mcp_retrieve"] = evaluate(asked(conversations), labelled(retrieve, users))
+        print_report("MCP retrieve_memories (ΔR@5 against memory_retrieve)", reports["mcp_retrieve"], CATEGORIES,
                      reports["retrieve"])
     write_json(args.json, {"seed": args.seed, **reports})
 

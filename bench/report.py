@@ -8,8 +8,9 @@ Rows: import_memories of 10k LoCoMo-like memories (bench/ingest.py); one MCP sto
 at once (bench/writers.py); REST and MCP retrieve and search at 100k and, with --million, at 1M
 (bench/perf.py); embedding storage per memory (PostgreSQL's sizes of the vectors table and its HNSW
 index); the web process after 10,000 searches and the whole stack (bench/footprint.py); LoCoMo dev
-recall (bench/locomo_eval.py) and the synthetic multi-session set's through the service and MCP
-(bench/multisession.py).
+recall (bench/locomo_eval.py: the whole split through the service and MCP, and its tuning and held folds) and
+the synthetic multi-session set's with its baselines (bench/multisession.py), printed as Markdown tables first.
+    .venv/bin/python bench/report.py --only recall  # the recall tables alone (~10 min; no corpus to build)
 """
 from __future__ import annotations
 
@@ -49,11 +50,60 @@ def p95(figures: dict, name: str) -> str:
     return f"{row['p50']:.1f} / {row['p95']:.1f} ms"
 
 
+def recall_table(title: str, reports: dict[str, dict], categories) -> None:
+    """A Markdown table: R@5 / R@10 / hit@5 of each row's report, then R@5 per category."""
+    categories = list(categories)
+    print(f"\n{title}\n\n| | R@5 | R@10 | hit@5 | " + " | ".join(categories) + " |")
+    print("| --- " * (4 + len(categories)) + "|")
+    for name, report in reports.items():
+        every = report["all"]
+        print(f"| {name} | {every['recall@5']:.3f} | {every['recall@10']:.3f} | {every['hit@5']:.3f} | "
+              + " | ".join(f"{report[group]['recall@5']:.3f}" if group in report else "" for group in categories)
+              + " |")
+
+
+def recall() -> list[tuple[str, str]]:
+    """Issue 22's tables (LoCoMo dev by fold, through the service and MCP; the multi-session set with its
+    baselines), printed as they go into docs/benchmarks.md, and their rows of the summary."""
+    from bench.locomo_eval import CATEGORIES as LOCOMO_CATEGORIES
+    from bench.multisession_data import CATEGORIES as MULTISESSION_CATEGORIES
+
+    locomo = {fold: run("locomo_eval.py", "--fold", fold, *(["--mcp"] if fold == "all" else ["--only", "retrieve"]),
+                        output=f"locomo-{fold}.json") for fold in ("all", "tune", "held")}
+    multisession = run("multisession.py", "--mcp", "--baselines", output="multisession.json")
+    recall_table("LoCoMo dev (bench/locomo_eval.py: tune = conv-26, conv-41, conv-43; held = conv-30, conv-42)", {
+        "memory_retrieve": locomo["all"]["retrieve"], "memory_search": locomo["all"]["search"],
+        "MCP retrieve_memories": locomo["all"]["mcp_retrieve"], "memory_retrieve, tune fold": locomo["tune"]["retrieve"],
+        "memory_retrieve, held fold": locomo["held"]["retrieve"]}, LOCOMO_CATEGORIES.values())
+    recall_table(f"Multi-session, seed {multisession['seed']} (bench/multisession.py)", {
+        name: report for name, report in multisession.items() if isinstance(report, dict) and "all" in report},
+        MULTISESSION_CATEGORIES)
+    service, mcp = locomo["all"]["retrieve"]["all"], locomo["all"]["mcp_retrieve"]["all"]
+    return [("LoCoMo dev R@5 / R@10, retrieve (MCP)", f"{service['recall@5']:.3f} / {service['recall@10']:.3f} "
+                                                       f"({mcp['recall@5']:.3f} / {mcp['recall@10']:.3f})"),
+            ("LoCoMo R@5, tune / held fold", f"{locomo['tune']['retrieve']['all']['recall@5']:.3f} / "
+                                             f"{locomo['held']['retrieve']['all']['recall@5']:.3f}"),
+            ("multi-session R@5, retrieve / MCP", f"{multisession['retrieve']['all']['recall@5']:.3f} / "
+                                                  f"{multisession['mcp_retrieve']['all']['recall@5']:.3f}")]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--million", action="store_true", help="also build and measure the 1M corpus")
+    parser.add_argument("--only", choices=["speed", "recall"], help="only the speed rows, or only the recall tables")
     args = parser.parse_args()
     setup_django("engram_bench")
+    rows = recall() if args.only != "speed" else []
+    if args.only != "recall":
+        rows = speed(args) + rows
+    print(f"\n{machine()}")
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name:{width}}  {value}")
+    print(f"load average now {load_average()}")
+
+
+def speed(args) -> list[tuple[str, str]]:
     for size, database, source in ((10_000, "engram_bench_10k", None), (100_000, "engram_bench_100k", "engram_bench_10k"),
                                    *([(1_000_000, "engram_bench_1m", "engram_bench_100k")] if args.million else [])):
         build = ["--db", database, "--size", str(size), *(["--from-db", source] if source else [])]
@@ -63,9 +113,7 @@ def main() -> None:
     at_100k = run("perf.py", "--db", "engram_bench_100k", "--no-store", output="perf-100k.json")
     at_1m = run("perf.py", "--db", "engram_bench_1m", "--no-store", output="perf-1m.json") if args.million else None
     footprint = run("footprint.py", "--db", "engram_bench_100k", output="footprint.json")
-    locomo = run("locomo_eval.py", "--only", "retrieve", output="locomo.json")
-    multisession = run("multisession.py", "--only", "retrieve", "--mcp", output="multisession.json")
-    rows = [
+    return [
         ("import_memories, 10k memories", f"{ingest['rate']:.0f} memories/s ({ingest['linked']} linked)"),
         ("one MCP store_memory, p50 / p95", f"{writers['single']['p50']:.0f} / {writers['single']['p95']:.0f} ms"),
         ("50 concurrent MCP writers", " / ".join(f"{rate:.0f}" for rate in writers["rates"]) + " memories/s"),
@@ -78,15 +126,7 @@ def main() -> None:
         ("embedding storage per memory (100k)", f"{storage_per_memory('engram_bench_100k'):.0f} B"),
         ("web RSS after 10k searches", f"{footprint['web_rss'] / 2**20:.0f} MB"),
         ("whole stack, PSS", f"{footprint['stack_pss'] / 2**20:.0f} MB"),
-        ("LoCoMo dev recall@5 (retrieve)", f"{locomo['retrieve']['all']['recall@5']:.3f}"),
-        ("multi-session recall@5 (retrieve / MCP)", f"{multisession['retrieve']['all']['recall@5']:.3f} / "
-                                                    f"{multisession['mcp_retrieve']['all']['recall@5']:.3f}"),
     ]
-    print(f"\n{machine()}")
-    width = max(len(name) for name, _ in rows)
-    for name, value in rows:
-        print(f"{name:{width}}  {value}")
-    print(f"load average now {load_average()}")
 
 
 if __name__ == "__main__":
