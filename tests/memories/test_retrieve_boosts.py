@@ -1,13 +1,14 @@
-"""Retrieval's boosts (docs/retrieval.md, "Boosts"): a memory labelled with a name the query holds, the best hits'
-words (feedback) and the session neighbours of the best hits."""
-from datetime import timedelta
+"""Retrieval's boosts (docs/retrieval.md, "Boosts"): a memory labelled with a name the query holds, one created on a
+date the query names, the best hits' words (feedback) and the session neighbours of the best hits."""
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.utils import timezone
 
 from apps.memories.services import memory_retrieve, memory_search
+from apps.memories.services.retrieval.dates import date_windows
 from apps.memories.services.retrieval.scoring import (
-    DENSE_WEIGHT, FEEDBACK_WEIGHT, LABEL_WEIGHT, LEXICAL_WEIGHT, NEIGHBOUR_WEIGHT,
+    DATE_WEIGHT, DENSE_WEIGHT, FEEDBACK_WEIGHT, LABEL_WEIGHT, LEXICAL_WEIGHT, NEIGHBOUR_WEIGHT,
 )
 
 
@@ -127,3 +128,35 @@ def test_the_best_hits_rare_words_join_the_lexical_score(user, store):
     assert retrieved[echo.pk].lexical > retrieved[common.pk].lexical > 0
     assert retrieved[echo.pk].lexical < FEEDBACK_WEIGHT * 2  # a low weight: below the question's own words
     assert retrieved[echo.pk].relevance == pytest.approx(fused(retrieved[echo.pk]), abs=2e-4)
+
+
+@pytest.mark.parametrize(("text", "windows", "months"), [
+    ("What did Tim say on 16 November, 2023?", [("2023-11-15", "2023-11-18")], []),
+    ("Which team did John join on May 21st, 2023?", [("2023-05-20", "2023-05-23")], []),
+    ("What was shared on December 1,2023?", [("2023-11-30", "2023-12-03")], []),
+    ("What did Maria do in December 2023?", [("2023-12-01", "2024-01-01")], []),
+    ("How often did she go to the beach in 2023?", [("2023-01-01", "2024-01-01")], []),
+    ("When did Melanie go camping in June?", [], [6]),
+    ("May I ask what you may have done?", [], []),  # neither "May" is a month
+    ("What did Joanna write yesterday, or last week?", [], []),  # relative: to when it was said, unknown here
+    ("What happened on 31 February, 2023?", [("2023-02-01", "2023-03-01")], []),  # no such day: still the month
+])
+def test_the_dates_a_question_names(text, windows, months):
+    found = date_windows(text)
+    dates = [(start.date().isoformat(), end.date().isoformat()) for start, end in zip(found.starts, found.ends)]
+    assert dates == windows
+    assert found.months == months
+
+
+@pytest.mark.parametrize("operation", [memory_retrieve, memory_search])
+def test_a_memory_created_on_the_date_the_query_names_is_boosted(user, store, operation):
+    on_the_day = store(user, "The pottery class made a blue vase", created_at=datetime(2023, 11, 16, 15, tzinfo=UTC))
+    other_day = store(user, "The pottery class made a blue vase", created_at=datetime(2023, 10, 2, 15, tzinfo=UTC))
+    items = {item.memory.pk: item for item in operation(actor=user, text="What did the pottery class make on "
+                                                                          "16 November, 2023?", limit=10).items}
+    assert items[on_the_day.pk].relevance == pytest.approx(fused(items[on_the_day.pk]) + DATE_WEIGHT, abs=2e-4)
+    assert items[other_day.pk].relevance == pytest.approx(fused(items[other_day.pk]), abs=2e-4)
+    assert items[on_the_day.pk].relevance > items[other_day.pk].relevance + DATE_WEIGHT / 2
+    month = {item.memory.pk: item for item in operation(actor=user, text="What did the pottery class make in "
+                                                                         "October?", limit=10).items}
+    assert month[other_day.pk].relevance > month[on_the_day.pk].relevance + DATE_WEIGHT / 2

@@ -103,8 +103,8 @@ class ScoredMemorySerializer(MemorySerializer):
 
     score = serializers.FloatField(help_text=f"{WITH_QUERY}.")
     relevance = serializers.FloatField(help_text="Fused dense and lexical similarity to the text, plus its boosts "
-                                       "(docs/retrieval.md): a speaker label the text names, a best hit's session "
-                                       "neighbour (retrieve).")
+                                       "(docs/retrieval.md): a speaker label or a date the text names; with retrieve, "
+                                       "a best hit's words and session neighbours.")
     dense = serializers.FloatField(help_text="Best cosine similarity over the requested sectors.")
     lexical = serializers.FloatField(help_text="Full-text rank, relative to the best match of this query.")
     recency = serializers.FloatField()

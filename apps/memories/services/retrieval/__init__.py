@@ -9,7 +9,8 @@ How relevance is computed (also in docs/retrieval.md):
 2. Dense score: a memory's best cosine similarity over the requested sectors.
 3. Lexical score: IDF-weighted term matching (lexical), divided by the best in the pool, so 1.0 is the
    best lexical match of this query.
-4. relevance and score: the weights in scoring (DENSE_WEIGHT, LEXICAL_WEIGHT, WITH_QUERY, WITHOUT_QUERY).
+4. relevance and score: the weights in scoring (DENSE_WEIGHT, LEXICAL_WEIGHT, WITH_QUERY, WITHOUT_QUERY), plus its
+   boosts: a label or a date (dates) the query names, and for a retrieval its best hits' words and session neighbours.
 Search hits are highlighted (highlight), and every memory returned is accessed (reinforce).
 
 Relative imports inside the package let bench/compare.py load an earlier copy of it beside this one.

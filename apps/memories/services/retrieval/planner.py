@@ -16,6 +16,7 @@ from apps.memories.selectors import memory_filtered, memory_scope_cube_ids
 from apps.memories.validation import MemoryFilters, clean_limit, clean_offset, clean_query
 from apps.memories.vectors import nearest_exactly
 
+from .dates import date_windows
 from .dense import RETRIEVAL_EF_SEARCH, QueryEmbedding, compare_exactly
 from .highlight import annotate_matches
 from .lexical import LexicalModel, lexical_model, tsquery
@@ -60,6 +61,7 @@ def _hybrid(base, *, embedding: QueryEmbedding, model: LexicalModel, sectors, li
     few rows pass walks far, slower than comparing a few hundred vectors exactly
     (docs/benchmarks.md#retrieve-and-search-latency)."""
     pool = _pool_size(limit=limit, offset=offset)
+    dates = date_windows(embedding.text)  # the text the model reads: a boolean search's positive words
     vector = embedding.result()
     now = timezone.now()
     lexical_ids = model.best_matches[:pool]
@@ -68,9 +70,9 @@ def _hybrid(base, *, embedding: QueryEmbedding, model: LexicalModel, sectors, li
         dense = ([memory_id for memory_id, _ in nearest_exactly(matches, vector, sectors, pool)]
                  if len(matches) > pool else matches)
         return score_pool(base, model=model, vector=vector, sectors=sectors, now=now,
-                          pool_ids=list(dict.fromkeys([*dense, *lexical_ids])))
+                          pool_ids=list(dict.fromkeys([*dense, *lexical_ids])), dates=dates)
     return score_pool(base, model=model, vector=vector, sectors=sectors, now=now, pool_ids=lexical_ids,
-                      nearest=pool, ef_search=RETRIEVAL_EF_SEARCH)
+                      nearest=pool, ef_search=RETRIEVAL_EF_SEARCH, dates=dates)
 
 
 def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = None, limit=None, offset=None,

@@ -2,10 +2,11 @@
 that score a pool of candidates with them (docs/retrieval.md, "The score").
 
 relevance = DENSE_WEIGHT x dense + LEXICAL_WEIGHT x lexical, plus LABEL_WEIGHT when the memory opens with a label
-that is a query word; a retrieval then adds its best hits' rarer words to the lexical score (FEEDBACK_*) and
-NEIGHBOUR_WEIGHT x a best hit's relevance to that hit's session neighbours (follow_up). score = WITH_QUERY's
-weights of relevance, salience, recency and link weight, or WITHOUT_QUERY's when there is no text. recency =
-max(0, 1 - age / 365 days); link weight = mean weight of the memory's links.
+that is a query word and DATE_WEIGHT when it was created on a date the query names; a retrieval then adds its best
+hits' rarer words to the lexical score (FEEDBACK_*) and NEIGHBOUR_WEIGHT x a best hit's relevance to that hit's
+session neighbours (follow_up). score = WITH_QUERY's weights of relevance, salience, recency and link weight, or
+WITHOUT_QUERY's when there is no text. recency = max(0, 1 - age / 365 days); link weight = mean weight of the
+memory's links.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from django.utils import timezone
 from apps.memories.models import CubeLexeme, Memory, MemoryLink, MemoryVector
 from apps.memories.vectors import HNSW_EF_SEARCH, sector_similarity_sql, vector_scan_settings, vector_text
 
+from .dates import DateWindows
 from .lexical import LexicalModel
 
 # Relevance fuses the dense and the lexical score (measured on LoCoMo, docs/retrieval.md). The boosts below were
@@ -31,6 +33,8 @@ LEXICAL_WEIGHT = 0.5
 # "What does Caroline paint?") is that person's own line, not a line that mentions them (docs/retrieval.md, "Boosts").
 LABEL_WEIGHT = 0.2
 LABEL_CHARS = 40
+# A memory created within a date the query names ("on 16 November, 2023", "in May 2022", "in June": dates.py).
+DATE_WEIGHT = 0.1
 # Retrieve only: a pool memory within SESSION_NEIGHBOURS memories (same cube and session, in created_at order) of
 # one of the SESSION_SEEDS best hits gains NEIGHBOUR_WEIGHT x that hit's relevance: an answer sits next to its
 # question, a detail next to what it explains.
@@ -114,10 +118,10 @@ def _link_weight_sql(table: str) -> str:
 
 
 def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nearest: int = 0,
-               ef_search: int = HNSW_EF_SEARCH) -> list[PoolScore]:
+               ef_search: int = HNSW_EF_SEARCH, dates: DateWindows | None = None) -> list[PoolScore]:
     """Every memory of the pool scored exactly, in one statement: its best cosine over `sectors`' vectors
     (derived from its one stored vector, apps/memories/sectors.py), its lexical score, recency and link
-    weight. Best first. The pool is `pool_ids` (they come from `base`) plus, with `nearest`, the `nearest`
+    weight, whether its label is a query word and whether it was created within `dates`. Best first. The pool is `pool_ids` (they come from `base`) plus, with `nearest`, the `nearest`
     memories of `base` whose vectors are nearest the query, found through the HNSW index (an iterative scan with
     `ef_search`, set in the same round trip) in the same statement. Raw SQL: through the ORM, building this
     statement and reading its rows would take longer than PostgreSQL takes to run it
@@ -136,6 +140,12 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
         settings, params = vector_scan_settings(ef_search)
         params += [*scope_params, query_vector, nearest]
         pool_sql = f"SELECT memory_id FROM nearest UNION {pool_sql}"
+    dated_sql, dated_params = "false", []
+    if dates:
+        dated_sql = ("(EXISTS (SELECT 1 FROM unnest(%s::timestamptz[], %s::timestamptz[]) AS w(s, e) "
+                     "WHERE m.created_at >= w.s AND m.created_at < w.e) "
+                     "OR EXTRACT(MONTH FROM m.created_at AT TIME ZONE 'UTC')::int = ANY(%s::int[]))")
+        dated_params = [dates.starts, dates.ends, dates.months]
     lexical = model.score_sql()
     dense, dense_params = sector_similarity_sql(vector, sectors, vector="e.embedding", tokens="e.tokens",
                                                 similarity="e.similarity")
@@ -145,11 +155,13 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
         f"{settings}{ctes}SELECT m.id, EXTRACT(EPOCH FROM m.created_at)::float8, m.salience, "
         f"{_recency_sql('m')}, {_link_weight_sql('m')}, "
         f"{lexical.sql}, COALESCE({dense}, 0), "
-        f"lower(split_part(left(m.content, {LABEL_CHARS + 1}), ':', 1)) = ANY(%s::text[]), m.session_id <> '' "
+        f"lower(split_part(left(m.content, {LABEL_CHARS + 1}), ':', 1)) = ANY(%s::text[]), m.session_id <> '', "
+        f"{dated_sql} "
         f"FROM {MEMORIES} m LEFT JOIN LATERAL (SELECT v.embedding, v.tokens, 1 - (v.embedding <=> %s::halfvec) "
         f"AS similarity FROM {VECTORS} v WHERE v.memory_id = m.id OFFSET 0) e ON true WHERE m.id IN ({pool_sql})"
     )
-    params += [now, YEAR_SECONDS, *lexical.params, *dense_params, list(model.words), query_vector, list(pool_ids)]
+    params += [now, YEAR_SECONDS, *lexical.params, *dense_params, list(model.words), *dated_params, query_vector,
+               list(pool_ids)]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         if settings:
@@ -158,10 +170,11 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
     best_lexical = max((row[5] for row in rows), default=0.0) or 1.0
     weights = WITH_QUERY
     scored = []
-    for pk, created, salience, recency, link_weight, lexical_raw, dense, labelled, in_session in rows:
+    for pk, created, salience, recency, link_weight, lexical_raw, dense, labelled, in_session, dated in rows:
         dense_score = max(0.0, dense)
         lexical_score = lexical_raw / best_lexical
-        relevance = DENSE_WEIGHT * dense_score + LEXICAL_WEIGHT * lexical_score + (LABEL_WEIGHT if labelled else 0.0)
+        relevance = (DENSE_WEIGHT * dense_score + LEXICAL_WEIGHT * lexical_score + (LABEL_WEIGHT if labelled else 0.0)
+                     + (DATE_WEIGHT if dated else 0.0))
         score = (weights.relevance * relevance + weights.salience * salience + weights.recency * recency
                  + weights.link_weight * link_weight)
         scored.append(PoolScore(pk=pk, created=created, score=round(score, 4), relevance=round(relevance, 4),
