@@ -295,8 +295,8 @@ def test_user_a_cannot_see_or_release_user_bs_quarantine(user, other_user):
     assert system_log(actor=user, log_type="adversarial_blocks").entries == []
 
 
-def test_a_retrieval_with_a_quarantine_keeps_its_six_statements(user, lighthouse, django_assert_num_queries):
+def test_a_retrieval_with_a_quarantine_keeps_its_seven_statements(user, lighthouse, django_assert_num_queries):
     node_store(actor=user, rationale=RATIONALE, content=INJECTION)
     memory_retrieve(actor=user, text="which lamp does the lighthouse use?")
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):  # a retrieve's seven (its follow-up included): the quarantine adds none
         memory_retrieve(actor=user, text="which lamp does the lighthouse use?")

@@ -89,7 +89,7 @@ def concept_resolve(*, actor: User, concept, field: str, readable: list[str]) ->
                 "suggestion": "Give the concept in words, or an id that search_graph answered."})
         return Concept(node_id, node_texts([node_id])[node_id].name, 1.0, "id")
     found = memory_retrieve(actor=actor, text=text, limit=CONCEPT_CANDIDATES, reinforce=False).items
-    matching = [item for item in found if item.lexical > 0 or item.dense >= CONCEPT_MIN_SIMILARITY]
+    matching = [item for item in found if item.shares_a_word or item.dense >= CONCEPT_MIN_SIMILARITY]
     if not matching:
         names = node_texts([str(item.memory.pk) for item in found])
         nearest = [names[str(item.memory.pk)].name for item in found[:CONCEPT_NEAREST_SHOWN]]

@@ -87,6 +87,8 @@ class ScoredMemory:
     link_weight: float = 0.0
     highlight: str = ""
     matched_terms: list[str] = field(default_factory=list)
+    # The memory holds one of the query's own words (lexical may also count the feedback words of a retrieval).
+    shares_a_word: bool = False
 
 
 @dataclass(slots=True)
@@ -251,7 +253,8 @@ def page(ranked: list[PoolScore], *, limit: int, offset: int, include_deleted: b
     memories = {memory.pk: memory for memory in Memory.objects.raw(_page_sql(include_deleted),
                                                                      [[item.pk for item in chosen]])}
     return [ScoredMemory(memory=memories[item.pk], score=item.score, relevance=item.relevance, dense=item.dense,
-                         lexical=item.lexical, recency=item.recency, link_weight=item.link_weight)
+                         lexical=item.lexical, recency=item.recency, link_weight=item.link_weight,
+                         shares_a_word=item.lexical_raw > 0)
             for item in chosen if item.pk in memories]
 
 
