@@ -8,8 +8,6 @@ reference, and the consumer reads the stored event.
 from __future__ import annotations
 
 import json
-from functools import partial
-
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
@@ -27,7 +25,12 @@ MAX_INLINE_MESSAGE_BYTES = 7000
 def publish_after_commit(kind: str, cube_id: str, payload: dict) -> None:
     """Store and broadcast the event once the current transaction commits (at once outside one).
     A failed broadcast is logged, never raised: the write it reports has already committed."""
-    transaction.on_commit(partial(_publish, Kind(kind), cube_id, payload), robust=True)
+    kind = Kind(kind)
+
+    def publish() -> None:  # a function, not a partial: Django logs a robust hook's failure by its __qualname__
+        _publish(kind, cube_id, payload)
+
+    transaction.on_commit(publish, robust=True)
 
 def event_message(event: GraphEvent) -> dict:
     """The event as a socket sends it to the client."""
@@ -37,7 +40,10 @@ def notify_after_commit(group: str, message: dict) -> None:
     """Send a small message to ``group`` once the current transaction commits (at once outside one): a nudge
     about state stored elsewhere (a notebook cell run's row), which the consumer then reads. Logged, never
     raised, on failure, like publish_after_commit."""
-    transaction.on_commit(partial(_send, group, message), robust=True)
+    def send() -> None:
+        _send(group, message)
+
+    transaction.on_commit(send, robust=True)
 
 def _publish(kind: str, cube_id: str, payload: dict) -> None:
     event = GraphEvent.objects.create(cube_id=cube_id, kind=kind, payload=payload)

@@ -135,8 +135,12 @@ class EngramServer:
         )
         wait_for(self._answers, "the Engram server to answer")
 
+    def log_tail(self, chars: int = 3000) -> str:
+        """The end of the server's log: what a failing assertion shows (the cluster's directory goes with it)."""
+        return self.log.read_text()[-chars:] if chars else self.log.read_text() if self.log.exists() else "(no server log)"
+
     def _answers(self) -> bool:
-        assert self.process.poll() is None, f"the server exited:\n{self.log.read_text()[-3000:]}"
+        assert self.process.poll() is None, f"the server exited:\n{self.log_tail()}"
         try:
             return httpx.get(f"{self.url}/healthz", timeout=30).status_code in {200, 503}
         except httpx.TransportError:

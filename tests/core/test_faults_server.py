@@ -4,6 +4,8 @@ flight, and 50 concurrent MCP writers. The shared embedded server under var/ is 
 """
 import asyncio
 import json
+import os
+import signal
 import threading
 from collections import Counter
 
@@ -70,10 +72,35 @@ def memories_in_database(cluster) -> list[tuple[str, str, str]]:
 
 # --- The database goes away under a running server, and comes back ----------------------------------------
 
-def waiting_on_locks(cluster) -> int:
+def waiting_on_locks(cluster) -> list[int]:
+    """The server processes of the sessions waiting on a lock."""
     with cluster.connect() as db:
-        return db.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                          "AND wait_event_type = 'Lock'").fetchone()[0]
+        return [pid for (pid,) in db.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                                             "AND wait_event_type = 'Lock'")]
+
+
+def running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def stop_with_the_lock_held(cluster, holder, waiting: list[int]) -> None:
+    """Stop the cluster so that the waiting sessions die while the lock is still held. A fast stop ends every
+    session at once, in no set order: had the holder's ended first, its lock would go and a waiting write
+    could commit before its own session ended. So the holder's server process is paused until theirs are gone."""
+    holder_pid = holder.info.backend_pid
+    os.kill(holder_pid, signal.SIGSTOP)
+    stopping = threading.Thread(target=cluster.stop)
+    stopping.start()
+    try:
+        wait_for(lambda: not any(running(pid) for pid in waiting), "the waiting sessions to end")
+    finally:
+        os.kill(holder_pid, signal.SIGCONT)
+        stopping.join(timeout=120)
+    holder.close()
 
 
 def test_database_down_mid_request_answers_503_and_a_tool_error_then_recovers_by_itself(engram, cluster, tokens):
@@ -105,14 +132,17 @@ def test_database_down_mid_request_answers_503_and_a_tool_error_then_recovers_by
     writes = [threading.Thread(target=rest_write), threading.Thread(target=mcp_write)]
     for write in writes:
         write.start()
-    wait_for(lambda: waiting_on_locks(cluster) >= 2, "both writes to wait inside their transactions")
-    cluster.stop()
-    holder.close()
+    def both_waiting():
+        pids = waiting_on_locks(cluster)
+        return pids if len(pids) >= 2 else None
+
+    waiting = wait_for(both_waiting, "both writes to wait inside their transactions")
+    stop_with_the_lock_held(cluster, holder, waiting)
     try:
         for write in writes:
             write.join(timeout=120)
         response = answers["rest"]
-        assert response.status_code == 503, response.text
+        assert response.status_code == 503, f"{response.text}\n{engram.log_tail(0)}"
         assert int(response.headers["Retry-After"]) > 0
         assert response.json()["error"]["code"] == "database_unavailable"
         result = answers["mcp"]

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.db import OperationalError
 from django.utils import timezone
 
 from apps.cubes.services import cube_ensure_personal
@@ -86,3 +87,20 @@ def test_group_names_are_valid_for_every_cube_id(cube_id):
 def test_long_cube_ids_keep_distinct_groups():
     assert cube_group("z" * 100) != cube_group("z" * 99 + "w")
     assert cube_group("abc") == "graph.cube.abc"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_event_that_cannot_be_stored_after_commit_is_logged_and_the_write_stands(user, store, monkeypatch, caplog):
+    """The database going away between a write's commit and its event's insert: the write is answered as done
+    (it is), and the lost event is logged by name, not turned into an error of its own."""
+    memory = store(user, "A memory that gets boosted")
+
+    def database_gone(**fields):
+        raise OperationalError("terminating connection due to administrator command")
+
+    monkeypatch.setattr(GraphEvent.objects, "create", database_gone)
+    memory_boost(actor=user, memory_id=memory.pk, amount=0.01)
+    memory.refresh_from_db()
+    assert memory.importance == pytest.approx(0.51)
+    [record] = [record for record in caplog.records if "on_commit()" in record.getMessage()]
+    assert "publish_after_commit" in record.getMessage() and "administrator command" in record.getMessage()
