@@ -8,6 +8,7 @@ reference, and the consumer reads the stored event.
 from __future__ import annotations
 
 import json
+
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction

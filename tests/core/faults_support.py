@@ -136,8 +136,12 @@ class EngramServer:
         wait_for(self._answers, "the Engram server to answer")
 
     def log_tail(self, chars: int = 3000) -> str:
-        """The end of the server's log: what a failing assertion shows (the cluster's directory goes with it)."""
-        return self.log.read_text()[-chars:] if chars else self.log.read_text() if self.log.exists() else "(no server log)"
+        """The last ``chars`` of the server's log (0: all of it), for a failing assertion: the cluster's directory
+        goes when the module ends."""
+        if not self.log.exists():
+            return "(no server log)"
+        text = self.log.read_text()
+        return text[-chars:] if chars else text
 
     def _answers(self) -> bool:
         assert self.process.poll() is None, f"the server exited:\n{self.log_tail()}"
