@@ -62,5 +62,24 @@ def database_unavailable() -> Unavailable:
     )
 
 
+def is_vector_mismatch(exc: Exception) -> bool:
+    """pgvector refused a vector of this process's model beside the stored ones: they are of another dimension,
+    because a model switch (manage.py switch_embedding_model) finished and this process still runs the old model."""
+    message = str(exc)
+    return type(exc).__name__ == "DataError" and (
+        "different halfvec dimensions" in message  # a query's vector against the stored ones
+        or (message.startswith("expected ") and " dimensions, not " in message))  # a write into the column
+
+
+def vectors_switched() -> Unavailable:
+    from django.conf import settings
+
+    return Unavailable(
+        "The stored vectors were moved to another embedding model than this server's "
+        f"(ENGRAM_EMBEDDING_MODEL={settings.ENGRAM_EMBEDDING_MODEL}): the operator must restart Engram with the new "
+        "model (`manage.py switch_embedding_model --status` names it).", code="embedding_model_switched",
+        extra={"retry_after": DATABASE_RETRY_SECONDS})
+
+
 class RateLimited(DomainError):
     code = "rate_limited"

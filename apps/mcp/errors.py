@@ -12,7 +12,7 @@ from dataclasses import dataclass, field as dataclass_field
 from django.db import OperationalError
 from pydantic import ValidationError
 
-from apps.core.exceptions import DomainError, database_unavailable
+from apps.core.exceptions import DomainError, database_unavailable, is_vector_mismatch, vectors_switched
 
 MISSING_PARAMETER = "Missing required parameter"
 UNKNOWN_PARAMETER = "Unknown parameter"
@@ -41,6 +41,8 @@ def tool_failure(exc: Exception, *, naming: str = "camelCase") -> ToolFailure:
     suggestion about an unknown argument."""
     if isinstance(exc, OperationalError):  # logged by the caller, like any error that is not a DomainError
         exc = database_unavailable()
+    elif is_vector_mismatch(exc):
+        exc = vectors_switched()
     if isinstance(exc, DomainError):
         extra = {key: value for key, value in exc.extra.items() if key not in ("field", "suggestion")}
         suggestion = exc.extra.get("suggestion")

@@ -172,3 +172,35 @@ class CubeLexeme(models.Model):
 
     def __str__(self) -> str:
         return f"{self.cube_id}: {self.lexeme or '(live memories)'} x {self.documents}"
+
+
+class ModelSwitch(models.Model):
+    """A move of every stored vector to another embedding model (services/model_switch.py), and its progress."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        STAGING = "staging", "Embedding with the new model"
+        SWAPPING = "swapping", "Swapping the vectors in"
+        INDEXING = "indexing", "Building the vector index"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    model = models.CharField(max_length=200)
+    dimensions = models.PositiveIntegerField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    # True while the switch runs, NULL after: the unique constraint lets one run at a time.
+    active = models.BooleanField(null=True, default=True, unique=True)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.model}: {self.status} ({self.done}/{self.total})"

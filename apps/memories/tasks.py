@@ -9,7 +9,9 @@ from celery import shared_task
 
 from apps.accounts.models import User
 from apps.core.exceptions import DomainError
+from apps.memories.models import ModelSwitch
 from apps.memories.services import memory_decay, memory_reembed
+from apps.memories.services.model_switch import switch_run
 
 logger = logging.getLogger(__name__)
 
@@ -29,3 +31,14 @@ def reembed_memory(memory_id: str, actor_id: int) -> None:
         memory_reembed(actor=User.objects.get(pk=actor_id), memory_id=memory_id)
     except (DomainError, User.DoesNotExist) as exc:  # deleted, or no longer the actor's: nothing to do, ever
         logger.info("Not re-embedding memory %s: %s", memory_id, exc)
+
+
+@shared_task(name="apps.memories.tasks.switch_embedding_model")
+def switch_embedding_model(switch_id: str) -> None:
+    """Move every stored vector to the switch's model (services/model_switch.py). Delivered again after a worker
+    died under it, it goes on from the rows already staged."""
+    run = ModelSwitch.objects.filter(pk=switch_id, active=True).first()
+    if run is None:  # finished or failed already: a late redelivery
+        logger.info("Model switch %s is not running: nothing to do.", switch_id)
+        return
+    switch_run(run)

@@ -129,7 +129,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('kind', models.CharField(choices=[('query', 'Query'), ('store', 'Store')], max_length=5)),
                 ('text', models.TextField()),
-                ('vector', pgvector.django.halfvec.HalfVectorField(dimensions=384)),
+                ('vector', pgvector.django.halfvec.HalfVectorField(dimensions=settings.ENGRAM_EMBEDDING_DIMENSIONS)),
                 ('delta_s', models.FloatField()),
                 ('activated', models.JSONField(blank=True, default=list)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),

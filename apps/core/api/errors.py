@@ -12,6 +12,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from apps.core.exceptions import (
     DomainError, InvalidInput, NotFound, PermissionDenied, RateLimited, Unavailable, database_unavailable,
+    is_vector_mismatch, vectors_switched,
 )
 
 logger = logging.getLogger(__name__)
@@ -62,6 +63,9 @@ def exception_handler(exc, context):
     if isinstance(exc, OperationalError):
         logger.error("REST call failed on the database: %s", exc, exc_info=exc)
         exc = database_unavailable()
+    elif is_vector_mismatch(exc):
+        logger.error("REST call compared vectors of two models: %s", exc)
+        exc = vectors_switched()
     if isinstance(exc, DomainError):
         http_status = next((s for cls, s in DOMAIN_STATUS.items() if isinstance(exc, cls)), 409)
         retry_after = exc.extra.get("retry_after")  # a rate limit's, or the database's
