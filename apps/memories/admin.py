@@ -9,7 +9,7 @@ from django.utils.html import format_html
 
 from apps.core.admin import run_for_each
 from apps.core.exceptions import DomainError
-from apps.memories.models import Memory, MemoryLink
+from apps.memories.models import Memory, MemoryLink, ModelSwitch
 from apps.memories.services import memory_boost, memory_delete, memory_reembed, memory_restore
 
 CONTENT_PREVIEW_CHARS = 80
@@ -148,3 +148,21 @@ class MemoryLinkAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # links are made by the linking service when memories are stored
+
+
+@admin.register(ModelSwitch)
+class ModelSwitchAdmin(admin.ModelAdmin):
+    """Embedding model switches and their progress: started by `manage.py switch_embedding_model`, never here (a
+    switch loads a second model and runs for minutes to hours)."""
+
+    list_display = ("model", "status", "done", "total", "created_at", "finished_at")
+    list_filter = ("status",)
+    fields = ("model", "dimensions", "status", "done", "total", "error", "created_at", "started_at", "updated_at",
+              "finished_at")
+    readonly_fields = fields
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

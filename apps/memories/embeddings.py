@@ -151,7 +151,8 @@ def _onnx_encoder(variant: str):
                     _onnx_encoders[variant] = encode
                     freeze_long_lived()  # the model's objects live as long as the process
                 except Exception as exc:  # whatever stops the export or the runtime, torch still embeds
-                    logger.warning("Embeddings use torch, not ONNX Runtime: %s.", exc)
+                    logger.warning("ONNX Runtime cannot embed with the %s file, so the fp32 file or torch does: %s.",
+                                   variant, exc)
                     _onnx_encoders[variant] = None
     return _onnx_encoders[variant]
 

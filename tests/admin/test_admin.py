@@ -9,7 +9,7 @@ from django.urls import reverse
 from apps.accounts.models import ApiToken, token_digest
 from apps.accounts.services import token_authenticate
 from apps.cubes.models import Cube, CubeMembership
-from apps.memories.models import Memory, MemoryLink, MemoryVector
+from apps.memories.models import Memory, MemoryLink, MemoryVector, ModelSwitch
 
 pytestmark = pytest.mark.django_db
 MEMORY_CHANGELIST = reverse("admin:memories_memory_changelist")
@@ -201,3 +201,13 @@ def test_user_and_cube_pages(admin_client_for_staff, user, other_user):
     assert response.status_code == 200
     assert "bob" in response.content.decode()
     assert admin_client_for_staff.get(reverse("admin:cubes_cube_changelist")).status_code == 200
+
+
+def test_model_switches_are_listed_read_only(admin_client_for_staff):
+    ModelSwitch.objects.create(model="all-mpnet-base-v2", dimensions=768, status=ModelSwitch.Status.STAGING,
+                               total=200, done=50)
+    response = admin_client_for_staff.get(reverse("admin:memories_modelswitch_changelist"))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "all-mpnet-base-v2" in page and "Embedding with the new model" in page
+    assert admin_client_for_staff.get(reverse("admin:memories_modelswitch_add")).status_code == 403

@@ -101,7 +101,7 @@ def test_without_onnxruntime_torch_embeds_as_before(fresh_query_model, settings,
     settings.ENGRAM_QUERY_EMBEDDING_TRACED = True
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import onnxruntime raises ImportError
     assert np.array(embeddings.embed_texts(MEMORIES)) == pytest.approx(full_model(MEMORIES), abs=1e-6)
-    assert "Embeddings use torch, not ONNX Runtime: onnxruntime is not installed" in caplog.text
+    assert "so the fp32 file or torch does: onnxruntime is not installed" in caplog.text
     # queries: the torch int8 copy, traced, as with ENGRAM_EMBEDDING_BACKEND=torch
     assert getattr(embeddings.get_query_encoder(), "__name__", "") == "encode"
     assert embeddings.get_query_model() is not embeddings.get_model()
