@@ -85,9 +85,11 @@ def recall() -> list[tuple[str, str]]:
                              output="multisession-mpnet.json", model=MPNET)
     recall_table("LoCoMo dev (bench/locomo_eval.py: tune = conv-26, conv-41, conv-43; held = conv-30, conv-42)", {
         "memory_retrieve": locomo["all"]["retrieve"], "memory_search": locomo["all"]["search"],
-        "MCP retrieve_memories": locomo["all"]["mcp_retrieve"], "memory_retrieve, tune fold": locomo["tune"]["retrieve"],
+        "MCP retrieve_memories": locomo["all"]["mcp_retrieve"],
+        "memory_retrieve, tune fold": locomo["tune"]["retrieve"],
         "memory_retrieve, held fold": locomo["held"]["retrieve"],
-        f"memory_retrieve, {MPNET}": mpnet["all"]["retrieve"], f"MCP retrieve_memories, {MPNET}": mpnet["all"]["mcp_retrieve"],
+        f"memory_retrieve, {MPNET}": mpnet["all"]["retrieve"],
+        f"MCP retrieve_memories, {MPNET}": mpnet["all"]["mcp_retrieve"],
         f"memory_retrieve, {MPNET}, tune fold": mpnet["tune"]["retrieve"],
         f"memory_retrieve, {MPNET}, held fold": mpnet["held"]["retrieve"]}, LOCOMO_CATEGORIES.values())
     recall_table(f"Multi-session, seed {multisession['seed']} (bench/multisession.py)", {

