@@ -10,7 +10,7 @@ at once (bench/writers.py); REST and MCP retrieve and search at 100k and, with -
 index); the web process after 10,000 searches and the whole stack (bench/footprint.py); LoCoMo dev
 recall (bench/locomo_eval.py: the whole split through the service and MCP, and its tuning and held folds) and
 the synthetic multi-session set's with its baselines (bench/multisession.py), printed as Markdown tables first.
-    .venv/bin/python bench/report.py --only recall  # the recall tables alone (~10 min; no corpus to build)
+    .venv/bin/python bench/report.py --only recall  # the recall tables alone (~30 min with both models; no corpus)
 """
 from __future__ import annotations
 
