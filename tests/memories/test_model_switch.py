@@ -10,7 +10,7 @@ from django.db import connection
 from tests.broker_support import close_broker_connections
 
 from apps.cognition.models import CgSession, SessionItem
-from apps.core.exceptions import Unavailable
+from apps.core.exceptions import Conflict, Unavailable
 from apps.mcp.errors import tool_failure
 from apps.memories import embeddings, sectors
 from apps.memories.embeddings import model_reader
@@ -240,3 +240,26 @@ def test_rows_edited_during_staging_are_embedded_again_before_writes_are_held(us
     assert not [text for text, status in encoded if status == "swapping"]  # nothing left for the locked pass
     [expected] = sectors.embed_contents(["Jon sold the dance studio."], reader)
     assert np.allclose(_stored(first), expected.vector, atol=2e-3)
+
+
+def test_a_switch_stopped_while_indexing_builds_the_index_when_run_again(user, store, switched_back, monkeypatch):
+    memory = store(user, TEXTS[2])
+    run = switch_start(MPNET)
+    with monkeypatch.context() as patch:
+        patch.setattr("apps.memories.services.model_switch._index", lambda table: 1 / 0)
+        with pytest.raises(ZeroDivisionError):
+            switch_run(run)
+    run.refresh_from_db()
+    assert (run.status, run.active) == ("indexing", None) and "division by zero" in run.error
+    assert stored_model() == MPNET and stored_dimensions() == 768  # the vectors were swapped in
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass('memory_vector_hnsw')")
+        assert cursor.fetchone()[0] is None
+
+    again = switch_start(MPNET)  # the same run, only its index left to build
+    assert again.id == run.id and ModelSwitch.objects.count() == 1
+    switch_run(again)
+    assert again.status == "done" and "hnsw" in _index_definition()
+    assert len(_as_list(MemoryVector.objects.get(memory=memory).embedding)) == 768
+    with pytest.raises(Conflict, match="already all-mpnet-base-v2's"):
+        switch_start(MPNET)

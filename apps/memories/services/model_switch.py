@@ -40,7 +40,7 @@ def stored_model() -> str | None:
     """The model that made the stored vectors: the last finished switch's; before any, the configured one when the
     stored dimension is its, else the known model of that dimension (a server started with a new model, not
     switched), or None."""
-    last = ModelSwitch.objects.filter(status=ModelSwitch.Status.DONE).order_by("-finished_at").first()
+    last = _last_swapped()
     if last:
         return last.model
     dimensions = stored_dimensions()
@@ -50,6 +50,12 @@ def stored_model() -> str | None:
                  if known["dimensions"] == dimensions), None)
 
 
+def _last_swapped() -> ModelSwitch | None:
+    """The last switch whose vectors were swapped in: done, or stopped while its index was built."""
+    swapped = (ModelSwitch.Status.DONE, ModelSwitch.Status.INDEXING)
+    return ModelSwitch.objects.filter(status__in=swapped).order_by("-updated_at").first()
+
+
 def switch_start(model: str) -> ModelSwitch:
     """A queued switch to `model` (a key of ENGRAM_EMBEDDING_MODELS or a model folder); Conflict while another runs."""
     known = settings.ENGRAM_EMBEDDING_MODELS.get(model)
@@ -57,10 +63,17 @@ def switch_start(model: str) -> ModelSwitch:
         raise InvalidInput(
             f"Unknown embedding model {model!r}: use one of {', '.join(sorted(settings.ENGRAM_EMBEDDING_MODELS))}, "
             "or a sentence-transformers model folder.", field="model")
+    last, resumed = _last_swapped(), None
     if model == stored_model():
-        raise Conflict(f"The stored vectors are already {model}'s: nothing to switch.", code="already_stored")
+        if last is None or last.status == ModelSwitch.Status.DONE:
+            raise Conflict(f"The stored vectors are already {model}'s: nothing to switch.", code="already_stored")
+        resumed = last  # swapped in, but its index was not built: only that is left to do
     try:
         with transaction.atomic():
+            if resumed:
+                resumed.active, resumed.error = True, ""
+                resumed.save(update_fields=["active", "error", "updated_at"])
+                return resumed
             return ModelSwitch.objects.create(model=model, dimensions=known["dimensions"] if known else 0)
     except IntegrityError as exc:
         running = ModelSwitch.objects.get(active=True)
@@ -72,8 +85,7 @@ def switch_run(run: ModelSwitch, *, progress: Progress | None = None) -> ModelSw
     """Run (or go on with) the switch `run` to its end; the run records what failed, and the error is raised."""
     try:
         reader = model_reader(run.model)
-        if run.dimensions != reader.dimensions:
-            run.dimensions = reader.dimensions
+        run.dimensions = reader.dimensions  # a model folder's is known only once it is loaded
         tables = vector_tables()
         if run.status in (ModelSwitch.Status.QUEUED, ModelSwitch.Status.STAGING):
             _mark(run, ModelSwitch.Status.STAGING, started_at=run.started_at or timezone.now(),
@@ -94,7 +106,9 @@ def switch_run(run: ModelSwitch, *, progress: Progress | None = None) -> ModelSw
             _mark(run, ModelSwitch.Status.DONE, finished_at=timezone.now(), active=None)
     except Exception as exc:
         logger.exception("The switch to %s failed", run.model)
-        _mark(run, ModelSwitch.Status.FAILED, error=str(exc)[:2000], finished_at=timezone.now(), active=None)
+        # Once swapped, the vectors are the new model's whatever failed after: the run stays "indexing" for the next.
+        status = run.status if run.status == ModelSwitch.Status.INDEXING else ModelSwitch.Status.FAILED
+        _mark(run, status, error=str(exc)[:2000], finished_at=timezone.now(), active=None)
         raise
     finally:
         if progress:
