@@ -45,6 +45,9 @@ Figures:
   cycle's undo, the last first; its stop latency (--garden-stops samples: a cycle runs in a thread and a real query
   of the owner, memory_retrieve, stops it; from the query's return to the cycle's); and the beat's activity_tick over
   GARDEN_USERS users' activity (idle, so each is judged: one due, the rest within their 5 minutes).
+- summarise (--only summarise, --summarise-minutes): NREM summarise alone on the prepared corpus, a dream started at
+  that step (its earlier steps marked done) and executed a minute at a time: the kNN stage's nodes read and the
+  clusters written after each minute (a step that slows as it goes shows here), then the run's undo.
 - worker (--worker-rss, or --only worker): a real `celery -A config worker --concurrency=1` process (as `make run`
   starts it, without the beat) on the measuring database and its SQL broker runs a full_cycle dream (dream_queue)
   and then a gardener cycle (gardener_request + gardener_queue), as the pages hand them over; the resident memory of
@@ -52,6 +55,7 @@ Figures:
 
     .venv/bin/python bench/dream.py --corpus 10k --only gardener --garden-round --worker-rss
     .venv/bin/python bench/dream.py --corpus 100k --only gardener --garden-cycles 5
+    .venv/bin/python bench/dream.py --corpus 100k --only summarise --summarise-minutes 10
 """
 from __future__ import annotations
 
@@ -75,9 +79,10 @@ from bench.corpus import CORPUS_USER, LOCOMO, copy_database, locomo_pieces  # no
 from bench.perf import print_table, questions, timed  # noqa: E402
 
 CORPORA = {"10k": "engram_bench_10k", "100k": "engram_bench_100k"}
-SECTIONS = ("cycle", "wake", "causal", "recall", "gardener", "worker")
-# A real worker's memory is measured only when asked (--worker-rss or --only worker): it runs a dream of its own.
-DEFAULT_SECTIONS = SECTIONS[:-1]
+SECTIONS = ("cycle", "wake", "causal", "recall", "gardener", "summarise", "worker")
+# Measured only when asked: a real worker's memory (--worker-rss or --only worker: it runs a dream of its own), and
+# summarise alone (--only summarise: the full cycle has it).
+DEFAULT_SECTIONS = SECTIONS[:-2]
 LINKED = 1000  # bench/corpus.py stores the first 1000 memories through the service: real vectors, links
 DUPLICATES, PARAPHRASES = 120, 80
 CAUSES, CHAINED = 240, 120
@@ -325,6 +330,52 @@ def cycle(user, clock: BatchClock, *, seed: int, walks: int, minutes: float | No
         "load average": load_average(),
     }
     return figures
+
+
+# --- summarise -----------------------------------------------------------------------------------------------------
+
+def summarise(user, *, minutes: float) -> dict:
+    """NREM summarise alone: an NREM dream whose checkpoint starts at its summarise step (replay, link and dedupe
+    marked done, as a run resumed there has them), executed a minute at a time (its budget) until the step ends or
+    ``minutes`` have passed; the nodes read by the kNN stage and the clusters written after each minute, then the
+    run's undo."""
+    from apps.cognition.models import ConsolidationRun
+    from apps.cognition.services.dream import dream_execute, dream_trigger
+    from apps.cognition.services.undo import undo_apply
+
+    budget = {"duration_minutes": 1, "max_items": 1_000_000}
+    run = dream_trigger(actor=user, phase="nrem", **budget)
+    ConsolidationRun.objects.filter(pk=run.pk).update(checkpoint={
+        **run.checkpoint, "phase": "nrem_summarise", "phases_done": ["nrem_replay", "nrem_link", "nrem_dedupe"]})
+    started = time.perf_counter()
+    minutes_seen = []
+    while True:
+        run = dream_execute(run_id=run.pk)
+        counters = run.checkpoint["counters"]
+        elapsed = time.perf_counter() - started
+        minutes_seen.append([round(elapsed), counters.get("nodes_clustered", 0), counters.get("clusters_examined", 0)])
+        print(f"  {elapsed:5.0f} s: {minutes_seen[-1][1]} nodes read, {minutes_seen[-1][2]} clusters written",
+              flush=True)
+        if run.status == ConsolidationRun.Status.COMPLETED or run.checkpoint.get("phase") != "nrem_summarise":
+            break
+        if run.progress.get("stop_reason") != "minutes" or elapsed >= 60 * minutes:
+            break
+        run = dream_trigger(actor=user, **budget)
+    finished = run.checkpoint.get("phase") != "nrem_summarise"
+    undo_started = time.perf_counter()
+    undo_apply(actor=user, reversal_hash=run.reversal_hash, preview=False)
+    counters = run.checkpoint["counters"]
+    return {
+        "summarise finished": finished,
+        "wall time s": round(elapsed, 1),
+        "after each minute [s, nodes read, clusters written]": minutes_seen,
+        "kNN nodes read/s over the whole": rate(counters.get("nodes_clustered", 0), elapsed),
+        "summaries created / updated": [counters.get("summaries_created", 0), counters.get("summaries_updated", 0)],
+        "summary edges created": counters.get("summary_edges_created", 0),
+        "undo s": round(time.perf_counter() - undo_started, 1),
+        "notes": run.notes,
+        "load average": load_average(),
+    }
 
 
 # --- wake ----------------------------------------------------------------------------------------------------------
@@ -803,6 +854,7 @@ def main() -> None:
     parser.add_argument("--only", choices=SECTIONS, action="append", help="measure only these (repeatable)")
     parser.add_argument("--walks", type=int, default=100, help="REM walks of the full cycle (10-500)")
     parser.add_argument("--cycle-minutes", type=float, help="stop the full cycle after this long (then REM alone)")
+    parser.add_argument("--summarise-minutes", type=float, default=60, help="stop summarise alone after this long")
     parser.add_argument("--wake-samples", type=int, default=24, help="wake samples, half in NREM, half in REM")
     parser.add_argument("--pairs", type=int, default=40, help="causal pairs of each length (one and two links)")
     parser.add_argument("--recall-10k", action="store_true", help="also test_recall_accuracy at haystack 10,000")
@@ -850,6 +902,7 @@ def main() -> None:
                 "recall": lambda: recall([1000, 10000] if args.recall_10k else [1000]),
                 "gardener": lambda: gardener(user, steps, texts, seed=args.seed, cycles=args.garden_cycles,
                                              whole_round=args.garden_round, stops=args.garden_stops),
+                "summarise": lambda: summarise(user, minutes=args.summarise_minutes),
                 "worker": lambda: worker(user, database, seed=args.seed, walks=args.walks)}
 
     def measure() -> None:

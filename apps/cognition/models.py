@@ -344,6 +344,20 @@ class ConsolidationRun(TimeStampedModel):
         return f"dream {self.id} ({self.status})"
 
 
+class DreamList(models.Model):
+    """A long list a dream's step works through (NREM link's pairs, NREM summarise's kNN pairs and clusters), kept
+    beside its run rather than in its checkpoint: appended in a batch's own transaction, read back by position, and
+    deleted when the step ends, so a batch's checkpoint stays small however long the list grows."""
+
+    run = models.ForeignKey(ConsolidationRun, on_delete=models.CASCADE, related_name="lists")
+    key = models.CharField(max_length=16)
+    seq = models.PositiveIntegerField()
+    item = models.JSONField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "key", "seq"], name="dream_list_seq_unique")]
+
+
 class BlindSpot(models.Model):
     """Where a dream's REM found the graph thin (a synthetic query nothing answers well) or disconnected (what
     answers it is more than three links away): material for epistemic_action's questions."""

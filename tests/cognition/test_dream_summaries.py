@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
-from apps.cognition.models import Event, NodeProfile, ScratchpadItem
+from apps.cognition.models import DreamList, Event, NodeProfile, ScratchpadItem
 from apps.cognition.selectors.entailment import node_entailment
 from apps.cognition.services.dream import dream_execute, dream_trigger
 from apps.cognition.services.scratchpad import scratchpad_store
@@ -18,6 +18,7 @@ from apps.cognition.services.undo import undo_apply
 from apps.cubes.services import cube_register, cube_share
 from apps.memories.models import Memory, MemoryLink, MemoryVector
 from tests.cognition.curation_support import everything, graph_state, nodes
+from tests.cognition.dream_support import graph_of
 
 pytestmark = pytest.mark.django_db
 
@@ -148,3 +149,29 @@ def test_surprising_scratchpad_thoughts_are_committed_and_the_undo_puts_them_bac
     restored = ScratchpadItem.objects.get(pk=kept.pk)
     assert [(f.attname, getattr(restored, f.attname)) for f in ScratchpadItem._meta.concrete_fields] == \
         [(f.attname, getattr(items_before[kept.pk], f.attname)) for f in ScratchpadItem._meta.concrete_fields]
+
+
+def test_the_summarise_lists_live_beside_the_run_and_a_resumed_run_summarises_as_a_whole_one(user, other_user):
+    billing = ("The billing service retries a failed payment three times.",
+               "Failed payments are retried three times by the billing service.",
+               "Our billing service tries a failed card payment again, up to three times.")
+    for owner in (user, other_user):
+        nodes(owner, *STAGING)
+        nodes(owner, *billing)
+        nodes(owner, *APART)
+    assert dream(user).status == "completed"
+    # The other copy: one item per execution, so each stop is mid-step with its lists beside the run.
+    seen = set()
+    for _ in range(40):
+        run = dream(other_user, batch_size=1, max_items=1)
+        if run.status == "completed":
+            break
+        state, lengths = run.checkpoint["state"], run.checkpoint.get("lists", {})
+        assert not any(isinstance(value, (list, dict)) for value in state.values()), state  # small, whatever the graph
+        assert {key: DreamList.objects.filter(run=run, key=key).count() for key in lengths} == lengths
+        seen |= {(run.checkpoint["phase"], state.get("stage"), key) for key, length in lengths.items() if length}
+    assert run.status == "completed"
+    assert {("nrem_summarise", "knn", "pairs"), ("nrem_summarise", "summarise", "clusters")} <= seen
+    assert not DreamList.objects.filter(run=run).exists()  # deleted as each step ended
+    assert graph_of(other_user) == graph_of(user)
+    assert sorted(summary.metadata["dream_summary"]["members"] for summary in summaries(other_user)) == [3, 3]

@@ -30,7 +30,7 @@ from apps.accounts.models import User
 from apps.cognition.limits import UNDO_RETENTION_DAYS
 from apps.cognition.lineage import changes_by
 from apps.cognition.models import (
-    ActivityState, Annotation, BlindSpot, ConsolidationRun, NodeProfile, ScratchpadItem, Tombstone, UndoEntry,
+    ActivityState, Annotation, BlindSpot, ConsolidationRun, DreamList, NodeProfile, ScratchpadItem, Tombstone, UndoEntry,
     UndoPart,
 )
 from apps.cognition.services.curators import curator_scope
@@ -381,6 +381,7 @@ def _execute(owner: User, by: User, entry: UndoEntry, plan: UndoPlan) -> None:
         BlindSpot.objects.filter(owner=owner, run__reversal_hash=entry.reversal_hash).delete()
         ConsolidationRun.objects.filter(owner=owner, reversal_hash=entry.reversal_hash).update(
             status=ConsolidationRun.Status.ROLLED_BACK, updated_at=entry.used_at)
+        DreamList.objects.filter(run__owner=owner, run__reversal_hash=entry.reversal_hash).delete()
     # An undo of links only (or a dream's or cycle's, whose links join nodes it does not bring back) records them.
     if not plan.restored_nodes or entry.operation in COVERING:
         _report_relinked(by, made_links, [row for row in links if row["fields"]["source"] in present

@@ -3,9 +3,9 @@
 Two stages of one phase, each worked in batches by the run (runs.py):
 - ``knn``: the owner's live memory and summary nodes of their writable cubes made before the run (a dream's own
   summaries left out), by id, each with its CLUSTER_NEIGHBOURS nearest in its cube (the dedupe's statement) at
-  cosine >= CLUSTER_COSINE; the pairs found are kept in the checkpoint (at most CLUSTER_PAIRS_MAX).
+  cosine >= CLUSTER_COSINE; the pairs found are appended to the run's list "pairs" (at most CLUSTER_PAIRS_MAX).
 - ``summarise``: the connected components of those pairs with at least CLUSTER_MIN_NODES nodes, largest first, then
-  by their smallest id. Each cluster's still-live members are written up by inject_context's extractive distillation
+  by their smallest id (the run's list "clusters"). Each cluster's still-live members are written up by inject_context's extractive distillation
   (apps/cognition/distill.py, structured: their sentences closest to the cluster's centroid, SUMMARY_TOKENS at most).
   A dream summary of the same cube whose members (the sources of its hierarchical nrem links) overlap the cluster's
   by SUMMARY_OVERLAP or more (Jaccard) is rewritten in place: content, keywords and vector, and its member links
@@ -62,32 +62,32 @@ def _knn(ctx: Context, cursor, size: int) -> Work:
     if cursor:
         nodes = nodes.filter(pk__gt=cursor)
     batch = [str(pk) for pk in nodes.order_by("pk").values_list("pk", flat=True)[:size]]
-    pairs = [list(found) for found in ctx.state.get("pairs", [])]
     work = Work(items=len(batch), cursor=batch[-1] if batch else cursor)
     work.counters["nodes_clustered"] += len(batch)
-    known = {tuple(found) for found in pairs}
-    for node, neighbours in sorted(nearest(ctx, batch, floor=CLUSTER_COSINE, k=CLUSTER_NEIGHBOURS,
-                                           without_summaries=True).items() if batch else []):
-        for neighbour, _ in neighbours:
-            key = pair(node, neighbour)
-            if key not in known and len(pairs) < CLUSTER_PAIRS_MAX:
-                known.add(key)
-                pairs.append(list(key))
+    # The pairs found go to the run's list "pairs" (one item a batch); a pair found from both ends is there twice.
+    found = ctx.state.get("found", 0)
+    room = max(CLUSTER_PAIRS_MAX - found, 0)
+    near = nearest(ctx, batch, floor=CLUSTER_COSINE, k=CLUSTER_NEIGHBOURS, without_summaries=True) if batch else {}
+    pairs = sorted({pair(node, neighbour) for node, neighbours in near.items() for neighbour, _ in neighbours})[:room]
+    if pairs:
+        work.appended = {"pairs": [pairs]}
+    found += len(pairs)
     if len(batch) == size:
-        work.state = {"stage": "knn", "pairs": sorted(pairs)}
+        work.state = {"stage": "knn", "found": found}
         return work
     # Every node is read: the clusters are drawn, and the next batches write them up.
-    if len(pairs) >= CLUSTER_PAIRS_MAX:
+    if found >= CLUSTER_PAIRS_MAX:
         work.notes.append(f"NREM summarise: more than {CLUSTER_PAIRS_MAX} close pairs; the clusters were drawn from "
-                          f"the first {CLUSTER_PAIRS_MAX}.")
-    members = sorted({node for found in pairs for node in found})
-    clusters = [sorted(group) for group in utl.components(members, [tuple(found) for found in pairs])
-                if len(group) >= CLUSTER_MIN_NODES]
+                          f"the first {CLUSTER_PAIRS_MAX} found.")
+    edges = {tuple(found_pair) for chunk in [*ctx.listed("pairs"), pairs] for found_pair in chunk}
+    members = sorted({node for edge in edges for node in edge})
+    clusters = [sorted(group) for group in utl.components(members, sorted(edges)) if len(group) >= CLUSTER_MIN_NODES]
     clusters.sort(key=lambda group: (-len(group), group[0]))
     if not clusters:
         work.notes.append(f"NREM summarise: no {CLUSTER_MIN_NODES} or more nodes were joined by cosine >= "
                           f"{CLUSTER_COSINE}, so no cluster was summarised.")
-    work.state = {"stage": "summarise", "clusters": clusters}
+    # The clusters go to the run's list "clusters", one item each, where the summarise batches read them by position.
+    work.state, work.appended = {"stage": "summarise", "clusters": len(clusters)}, {"clusters": clusters}
     work.cursor = 0
     work.done = not clusters
     return work
@@ -96,11 +96,10 @@ def _knn(ctx: Context, cursor, size: int) -> Work:
 # --- summarise ----------------------------------------------------------------------------------------------------
 
 def _summarise(ctx: Context, cursor, size: int) -> Work:
-    clusters = ctx.state["clusters"]
     start = cursor or 0
-    chunk = clusters[start:start + size]
+    chunk = ctx.listed("clusters", start, start + size)
     work = Work(items=len(chunk), cursor=start + len(chunk))
-    work.done = work.cursor >= len(clusters)
+    work.done = work.cursor >= ctx.state["clusters"]
     work.counters["clusters_examined"] += len(chunk)
     live = dreamable(ctx, {node for group in chunk for node in group})
     groups = [[node for node in group if node in live] for group in chunk]

@@ -30,7 +30,7 @@ WEIGHT_CEILING = 1.0
 # A pair co-activated this often in the replayed items, with no edge either way, gets a semantic edge of this weight.
 CO_ACTIVATIONS_TO_LINK = 3
 CO_ACTIVATION_WEIGHT = 0.3
-# At most this many such pairs a run (the list is kept in the checkpoint, so a resumed run links the same ones).
+# At most this many such pairs a run (kept in the run's list, so a resumed run links the same ones).
 LINK_PAIRS_MAX = 20_000
 # Near-duplicates (cosine of content vectors, memory and summary nodes of one cube): merged above MERGE_COSINE,
 # proposed as potential_merge tasks from TASK_COSINE up.
@@ -49,8 +49,9 @@ CLUSTER_MIN_NODES = 3
 SUMMARY_OVERLAP = 0.6
 # The summary's text: the members' best sentences (distill.py, structured), at most this many tokens.
 SUMMARY_TOKENS = 256
-# At most this many kNN pairs a run (kept in the checkpoint until the clusters are drawn from them).
-CLUSTER_PAIRS_MAX = 50_000
+# At most this many kNN pairs a run, as found (a pair found from both its ends counts twice), kept in the run's list
+# until the clusters are drawn from them.
+CLUSTER_PAIRS_MAX = 100_000
 # The memory metadata key that marks a dream's summary (its run and member count).
 SUMMARY_MARK = "dream_summary"
 

@@ -186,21 +186,22 @@ def _co_activated_pairs(ctx: Context) -> list[list]:
 
 
 def link(ctx: Context, cursor, size: int) -> Work:
-    state = ctx.state
     work = Work()
-    if "pairs" not in state:
-        state = {"pairs": _co_activated_pairs(ctx)}
-        work.state = state
-        if len(state["pairs"]) >= LINK_PAIRS_MAX:
+    start = cursor or 0
+    if "pairs" not in ctx.state:
+        # The pairs are found once, kept in the run's list "pairs" (one item each) and linked batch by batch.
+        found = _co_activated_pairs(ctx)
+        work.state, work.appended = {"pairs": len(found)}, {"pairs": found}
+        if len(found) >= LINK_PAIRS_MAX:
             work.notes.append(f"NREM link: more than {LINK_PAIRS_MAX} pairs qualified; the first {LINK_PAIRS_MAX} "
                               "(by id) were linked, the next dream links the rest.")
-    pairs = state["pairs"]
-    start = cursor or 0
-    chunk = pairs[start:start + size]
+        total, chunk = len(found), found[:size]
+    else:
+        total, chunk = ctx.state["pairs"], ctx.listed("pairs", start, start + size)
     work.items, work.cursor = len(chunk), start + len(chunk)
     work.counters["pairs_examined"] += len(chunk)
-    work.done = work.cursor >= len(pairs)
-    if not pairs:
+    work.done = work.cursor >= total
+    if not total:
         work.notes.append(f"NREM link: no pair of nodes without an edge was co-activated {CO_ACTIVATIONS_TO_LINK} "
                           "times or more.")
     if not chunk:

@@ -35,7 +35,7 @@ from django.db.models import F, Func, Q, Value
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.cognition.models import ConsolidationRun, Event, SessionItem, UndoEntry
+from apps.cognition.models import ConsolidationRun, DreamList, Event, SessionItem, UndoEntry
 from apps.cognition.services.curators import curator_scope
 from apps.cognition.services.dream import clusters, commit, nrem, rem
 from apps.cognition.services.dream.limits import (
@@ -289,15 +289,15 @@ def _context(state: _Running, checkpoint: dict) -> Context:
     return Context(run=state.run, owner=state.run.owner, cube_ids=state.cube_ids, eta=checkpoint["eta"],
                    windows=checkpoint["windows"], state=checkpoint.get("state") or {},
                    seen_links=undo.kept["links"], made_links=undo.made_links, seen_memories=undo.memories,
-                   changed_pairs=undo.pairs)
+                   changed_pairs=undo.pairs, lengths=dict(checkpoint.get("lists") or {}))
 
 
 def _batch(state: _Running, size: int) -> Work:
     run = state.run
-    # The phase's state (up to LINK_PAIRS_MAX or CLUSTER_PAIRS_MAX pairs) is not copied: a batch that fails ends the
-    # execution, and the next one reads the checkpoint back from the row.
+    # The phase's state is not copied: a batch that fails ends the execution, and the next one reads the checkpoint
+    # back from the row.
     checkpoint = {**run.checkpoint, "counters": dict(run.checkpoint["counters"]),
-                  "phases_done": list(run.checkpoint["phases_done"])}
+                  "phases_done": list(run.checkpoint["phases_done"]), "lists": dict(run.checkpoint.get("lists") or {})}
     phase = checkpoint["phase"]
     with transaction.atomic():
         started = state.clock()
@@ -306,6 +306,7 @@ def _batch(state: _Running, size: int) -> Work:
         part = undo_part(state.undo, work)
         if part is not None:  # appended, never a rewrite of what earlier batches kept
             undo_part_add(entry_id=run.reversal_hash, part=part)
+        _append(run, checkpoint["lists"], work.appended)
         counters = Counter(checkpoint["counters"])
         counters.update(work.counters)
         counters["items"] += work.items
@@ -315,7 +316,9 @@ def _batch(state: _Running, size: int) -> Work:
             order = PHASES[run.phase]
             checkpoint["phases_done"].append(phase)
             following = order.index(phase) + 1
-            checkpoint.update(phase=order[following] if following < len(order) else None, cursor=None, state={})
+            checkpoint.update(phase=order[following] if following < len(order) else None, cursor=None, state={},
+                              lists={})
+            DreamList.objects.filter(run=run).delete()
         else:
             checkpoint["cursor"] = work.cursor
             if work.state is not None:
@@ -344,6 +347,16 @@ def _batch(state: _Running, size: int) -> Work:
     if part is not None:
         state.undo.absorb_snapshot(part)
     return work
+
+
+def _append(run: ConsolidationRun, lengths: dict[str, int], appended: dict[str, list]) -> None:
+    """Append a batch's items to the run's lists (one INSERT), numbering each list on from its length."""
+    rows = []
+    for key, items in appended.items():
+        start = lengths.get(key, 0)
+        rows += [DreamList(run=run, key=key, seq=start + offset, item=item) for offset, item in enumerate(items)]
+        lengths[key] = start + len(items)
+    DreamList.objects.bulk_create(rows, batch_size=5000)
 
 
 def _record(run: ConsolidationRun, phase: str, batch: int, work: Work) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from apps.accounts.models import User
-from apps.cognition.models import ConsolidationRun
+from apps.cognition.models import ConsolidationRun, DreamList
 
 
 @dataclass
@@ -34,8 +34,11 @@ class Work:
     redrawn: set[str] = field(default_factory=set)
     # What changed, for the batch's Event: {"reweighted": [[source, target, before, after]], ...}.
     detail: dict = field(default_factory=dict)
-    # The phase's own state for its next batch (None: unchanged).
+    # The phase's own state for its next batch (None: unchanged): small; long lists go in ``appended``.
     state: dict | None = None
+    # Items appended to the run's lists by name (DreamList rows, in the batch's transaction), for the step's next
+    # batches to read back by position (Context.listed).
+    appended: dict[str, list] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -61,6 +64,15 @@ class Context:
     changed_pairs: set[tuple[str, str]]
     # Memories whose rows the run's snapshot holds already (as they were) or that the run made.
     seen_memories: set[str] = field(default_factory=set)
+    # How many items each of the step's lists holds (the batches before this one appended them).
+    lengths: dict[str, int] = field(default_factory=dict)
+
+    def listed(self, key: str, start: int = 0, stop: int | None = None) -> list:
+        """The items of the step's list ``key`` from position ``start`` up to ``stop`` (the end), in order."""
+        rows = DreamList.objects.filter(run=self.run, key=key, seq__gte=start)
+        if stop is not None:
+            rows = rows.filter(seq__lt=stop)
+        return list(rows.order_by("seq").values_list("item", flat=True))
 
 
 def pair(a, b) -> tuple[str, str]:
