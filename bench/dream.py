@@ -373,7 +373,7 @@ def summarise(user, *, minutes: float) -> dict:
         "summaries created / updated": [counters.get("summaries_created", 0), counters.get("summaries_updated", 0)],
         "summary edges created": counters.get("summary_edges_created", 0),
         "undo s": round(time.perf_counter() - undo_started, 1),
-        "notes": run.notes,
+        "notes": list(dict.fromkeys(run.notes)),
         "load average": load_average(),
     }
 
