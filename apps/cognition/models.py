@@ -325,9 +325,9 @@ class ConsolidationRun(TimeStampedModel):
     progress = models.JSONField(default=dict)
     # Why something did not happen (nothing qualified, a merge refused): sentences for the caller.
     notes = models.JSONField(default=list)
-    # The run's one undo (an UndoEntry of operation dream), and the merges it made, each undoable on its own too.
+    # The run's one undo (an UndoEntry of operation dream); the merges it made, each undoable on its own too, are in
+    # its parts' ``covers``.
     reversal_hash = models.CharField(max_length=64, blank=True)
-    merge_hashes = ArrayField(models.CharField(max_length=64), default=list, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

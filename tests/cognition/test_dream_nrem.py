@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps.cognition.models import ConsolidationRun, CurationTask, Event, UndoEntry
+from apps.cognition.models import ConsolidationRun, CurationTask, Event, UndoEntry, UndoPart
 from apps.cognition.services.dream import dream_execute, dream_trigger
 from apps.cognition.services.undo import undo_apply
 from apps.core.exceptions import Conflict
@@ -14,6 +14,12 @@ from tests.cognition.curation_support import everything, graph_state, link, node
 from tests.cognition.dream_support import expected, item, session, weight
 
 pytestmark = pytest.mark.django_db
+
+
+def merges_of(run: ConsolidationRun) -> list[str]:
+    """The reversal hashes of the merges the run made: its undo's parts cover them."""
+    return [merge for covers in UndoPart.objects.filter(entry_id=run.reversal_hash).order_by("seq")
+            .values_list("snapshot__covers", flat=True) for merge in covers or []]
 
 
 def dream(user, **options) -> ConsolidationRun:
@@ -112,7 +118,7 @@ def test_near_duplicates_are_merged_or_proposed_and_the_runs_undo_restores_the_g
     assert MemoryLink.objects.filter(source=merged, target=soup).exists()
     [task] = CurationTask.objects.filter(owner=user, task_type="potential_merge")
     assert sorted(task.node_ids) == sorted([kube.pk, kube_again.pk])
-    [merge_hash] = run.merge_hashes
+    [merge_hash] = merges_of(run)
     assert UndoEntry.objects.get(pk=run.reversal_hash).operation == "dream"
     undo_apply(actor=user, reversal_hash=run.reversal_hash, preview=False)
     assert everything() == before
@@ -125,7 +131,7 @@ def test_a_merge_is_undoable_on_its_own_too(user):
                              "The user prefers dark mode in all of their editors.")
     before = everything()
     run = dream(user)
-    [merge_hash] = run.merge_hashes
+    [merge_hash] = merges_of(run)
     undo_apply(actor=user, reversal_hash=merge_hash, preview=False)
     assert everything() == before
 

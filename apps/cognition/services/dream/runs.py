@@ -29,9 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.contrib.postgres.fields import ArrayField
-from django.db import IntegrityError, models, transaction
-from django.db.models import F, Func, Q, Value
+from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -367,11 +366,6 @@ def _record(run: ConsolidationRun, phase: str, batch: int, work: Work) -> None:
                          node_ids=sorted(work.touched), reversal_hash=run.reversal_hash,
                          detail={"dream_run_id": str(run.pk), "phase": phase, "batch": batch, **work.detail,
                                  "counters": dict(work.counters)})
-    if work.merges:
-        # Appended in SQL: the list grows with every merge, and the run's row is never sent back whole.
-        ConsolidationRun.objects.filter(pk=run.pk).update(merge_hashes=Func(
-            F("merge_hashes"), Value(work.merges, output_field=ArrayField(models.CharField())), function="array_cat"))
-        run.merge_hashes = [*run.merge_hashes, *work.merges]
     shown = {str(memory.pk): memory for memory in Memory.objects.filter(
         pk__in=work.relinked | work.redrawn, deleted_at__isnull=True)}
     by_cube: dict[str, list[Memory]] = defaultdict(list)
