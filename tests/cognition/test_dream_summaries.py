@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from apps.cognition.models import DreamList, Event, NodeProfile, ScratchpadItem
 from apps.cognition.selectors.entailment import node_entailment
-from apps.cognition.services.dream import dream_execute, dream_trigger
+from apps.cognition.services.dream import clusters, dream_execute, dream_trigger
 from apps.cognition.services.scratchpad import scratchpad_store
 from apps.cognition.services.undo import undo_apply
 from apps.cubes.services import cube_register, cube_share
@@ -175,3 +175,18 @@ def test_the_summarise_lists_live_beside_the_run_and_a_resumed_run_summarises_as
     assert not DreamList.objects.filter(run=run).exists()  # deleted as each step ended
     assert graph_of(other_user) == graph_of(user)
     assert sorted(summary.metadata["dream_summary"]["members"] for summary in summaries(other_user)) == [3, 3]
+
+
+def test_the_knn_stage_ends_when_its_pairs_reach_the_cap(user, monkeypatch):
+    monkeypatch.setattr(clusters, "CLUSTER_PAIRS_MAX", 4)
+    nodes(user, *STAGING)
+    nodes(user, "The billing service retries a failed payment three times.",
+          "Failed payments are retried three times by the billing service.",
+          "Our billing service tries a failed card payment again, up to three times.")
+    run = dream(user, batch_size=1)
+    assert run.status == "completed", run.notes
+    # Each node finds its two cluster mates: the fourth pair comes with the second node read, so the rest are not.
+    assert run.checkpoint["counters"]["nodes_clustered"] == 2
+    assert any("4 close pairs were found before every node was read" in note for note in run.notes)
+    # The two nodes read (in id order) are of one cluster or of both: each cluster found is whole.
+    assert [summary.metadata["dream_summary"]["members"] for summary in summaries(user)] in ([3], [3, 3])

@@ -3,7 +3,8 @@
 Two stages of one phase, each worked in batches by the run (runs.py):
 - ``knn``: the owner's live memory and summary nodes of their writable cubes made before the run (a dream's own
   summaries left out), by id, each with its CLUSTER_NEIGHBOURS nearest in its cube (the dedupe's statement) at
-  cosine >= CLUSTER_COSINE; the pairs found are appended to the run's list "pairs" (at most CLUSTER_PAIRS_MAX).
+  cosine >= CLUSTER_COSINE; the pairs found are appended to the run's list "pairs" (at most CLUSTER_PAIRS_MAX: the
+  stage ends when they reach it).
 - ``summarise``: the connected components of those pairs with at least CLUSTER_MIN_NODES nodes, largest first, then
   by their smallest id (the run's list "clusters"). Each cluster's still-live members are written up by inject_context's extractive distillation
   (apps/cognition/distill.py, structured: their sentences closest to the cluster's centroid, SUMMARY_TOKENS at most).
@@ -72,13 +73,13 @@ def _knn(ctx: Context, cursor, size: int) -> Work:
     if pairs:
         work.appended = {"pairs": [pairs]}
     found += len(pairs)
-    if len(batch) == size:
+    if len(batch) == size and found < CLUSTER_PAIRS_MAX:
         work.state = {"stage": "knn", "found": found}
         return work
-    # Every node is read: the clusters are drawn, and the next batches write them up.
-    if found >= CLUSTER_PAIRS_MAX:
-        work.notes.append(f"NREM summarise: more than {CLUSTER_PAIRS_MAX} close pairs; the clusters were drawn from "
-                          f"the first {CLUSTER_PAIRS_MAX} found.")
+    # Every node is read, or the pairs are at their cap: the clusters are drawn, and the next batches write them up.
+    if found >= CLUSTER_PAIRS_MAX and len(batch) == size:
+        work.notes.append(f"NREM summarise: {CLUSTER_PAIRS_MAX} close pairs were found before every node was read; "
+                          "the clusters were drawn from them.")
     edges = {tuple(found_pair) for chunk in [*ctx.listed("pairs"), pairs] for found_pair in chunk}
     members = sorted({node for edge in edges for node in edge})
     clusters = [sorted(group) for group in utl.components(members, sorted(edges)) if len(group) >= CLUSTER_MIN_NODES]
