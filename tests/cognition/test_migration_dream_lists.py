@@ -18,6 +18,11 @@ def migrate(target):
     executor.migrate([target] if target else executor.loader.graph.leaf_nodes())
 
 
+def historical(target, model):
+    executor = MigrationExecutor(connection)
+    return executor.loader.project_state(target).apps.get_model("cognition", model)
+
+
 def checkpoint(phase, state):
     return {"phase": phase, "cursor": None, "phases_done": [], "state": state, "counters": {}}
 
@@ -31,9 +36,11 @@ def test_unfinished_runs_carry_their_lists_over_and_back(user):
             "clusters": checkpoint("nrem_summarise", {"stage": "summarise", "clusters": CLUSTERS}),
             "replay": checkpoint("nrem_replay", {}),
         }
-        runs = {name: ConsolidationRun.objects.create(owner=user, seed=1, status="interrupted", checkpoint=value)
+        # The model as it stood at 0010 (it had merge_hashes, which 0012 drops).
+        then = historical(("cognition", "0010_activity_state_garden_window"), "ConsolidationRun")
+        runs = {name: then.objects.create(owner_id=user.pk, seed=1, status="interrupted", checkpoint=value)
                 for name, value in old.items()}
-        done = ConsolidationRun.objects.create(owner=user, seed=1, status="completed", checkpoint=old["knn"])
+        done = then.objects.create(owner_id=user.pk, seed=1, status="completed", checkpoint=old["knn"])
         migrate(("cognition", "0011_dream_list"))
 
         def moved(name):
