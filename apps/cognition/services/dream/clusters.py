@@ -6,8 +6,9 @@ Two stages of one phase, each worked in batches by the run (runs.py):
   cosine >= CLUSTER_COSINE; the pairs found are appended to the run's list "pairs" (at most CLUSTER_PAIRS_MAX: the
   stage ends when they reach it).
 - ``summarise``: the connected components of those pairs with at least CLUSTER_MIN_NODES nodes, largest first, then
-  by their smallest id (the run's list "clusters"). Each cluster's still-live members are written up by inject_context's extractive distillation
-  (apps/cognition/distill.py, structured: their sentences closest to the cluster's centroid, SUMMARY_TOKENS at most).
+  by their smallest id (the run's list "clusters"). Each cluster's still-live members are written up by
+  inject_context's extractive distillation (apps/cognition/distill.py, structured: their sentences closest to the
+  cluster's centroid, SUMMARY_TOKENS at most).
   A dream summary of the same cube whose members (the sources of its hierarchical nrem links) overlap the cluster's
   by SUMMARY_OVERLAP or more (Jaccard) is rewritten in place: content, keywords and vector, and its member links
   (departed members unlinked, stayers reweighted, newcomers linked). Otherwise a new ``summary`` memory is stored
