@@ -315,9 +315,10 @@ def _batch(state: _Running, size: int) -> Work:
             order = PHASES[run.phase]
             checkpoint["phases_done"].append(phase)
             following = order.index(phase) + 1
+            if checkpoint["lists"]:  # the step kept lists: they go with it
+                DreamList.objects.filter(run=run).delete()
             checkpoint.update(phase=order[following] if following < len(order) else None, cursor=None, state={},
                               lists={})
-            DreamList.objects.filter(run=run).delete()
         else:
             checkpoint["cursor"] = work.cursor
             if work.state is not None:
