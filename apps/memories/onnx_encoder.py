@@ -15,6 +15,8 @@ import importlib.metadata
 import json
 import logging
 import os
+import platform
+import re
 import subprocess
 import sys
 import warnings
@@ -27,6 +29,7 @@ import numpy as np
 
 # Bump when the export, the quantisation or the probes change: it is part of every cached file's key.
 RECIPE = "2"
+CPUINFO = Path("/proc/cpuinfo")
 # Texts the exported model must embed as the torch model does: one token, a question, spaces, accents and
 # CJK around the text (the tokenizer's normaliser), and one longer than the model reads (truncated).
 # Their torch vectors are kept beside the files for the check.
@@ -200,7 +203,10 @@ def model_file(source: Path, cache_dir: Path, *, variant: str = "fp32") -> Path:
 def _key(source: Path) -> str:
     import onnxruntime
 
-    digest = hashlib.sha256(f"{source.resolve()}|{RECIPE}|{_version('torch')}|{onnxruntime.__version__}".encode())
+    # The int8 files are made for the CPU's kind of int8 kernel (_seven_bit_weights): a var/ moved to another kind
+    # of CPU makes them again.
+    digest = hashlib.sha256(f"{source.resolve()}|{RECIPE}|{_version('torch')}|{onnxruntime.__version__}|"
+                            f"{_seven_bit_weights()}".encode())
     for path in sorted(source.rglob("*")):
         if path.is_file():
             stat = path.stat()
@@ -301,10 +307,24 @@ def _quantise(fp32: Path, path: Path, recipe: str) -> None:
         with _quiet_quantiser():
             # Per-channel weights: per-tensor ones moved MiniLM's vectors 4x further from fp32's.
             quantize_dynamic(fp32, temporary, weight_type=QuantType.QInt8, per_channel=recipe != "int8-per-tensor",
-                             **_dynamic_selection(fp32, recipe))
+                             reduce_range=_seven_bit_weights(), **_dynamic_selection(fp32, recipe))
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def _seven_bit_weights() -> bool:
+    """Whether int8 weights keep to 7 bits (quantize_dynamic's reduce_range): on an x86 CPU without VNNI, ONNX
+    Runtime multiplies u8 activations by s8 weights with an instruction that adds pairs of products in 16 bits,
+    which saturates with full-range weights (int8-partial's least probe cosine fell from 0.992 to 0.984 on such an
+    AMD EPYC, docs/benchmarks.md "Encoder variants"). With VNNI, or on another architecture, all 8 bits are kept."""
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
+        return False
+    try:
+        flags = CPUINFO.read_text()
+    except OSError:
+        return True  # an x86 CPU whose features cannot be read here: the range that never saturates
+    return re.search(r"\b(avx512_vnni|avx_vnni)\b", flags) is None
 
 
 def _dynamic_selection(fp32: Path, recipe: str) -> dict:
