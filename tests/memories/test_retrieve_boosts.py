@@ -1,14 +1,17 @@
 """Retrieval's boosts (docs/retrieval.md, "Boosts"): a memory labelled with a name the query holds, one created on a
-date the query names, the best hits' words (feedback) and the session neighbours of the best hits."""
+date the query names, the best hits' words (feedback) and the session neighbours of the best hits; then diversity,
+which takes a near-copy of a better hit after a memory that adds something."""
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.utils import timezone
 
 from apps.memories.services import memory_retrieve, memory_search
+from apps.memories.services.retrieval import scoring
 from apps.memories.services.retrieval.dates import date_windows
 from apps.memories.services.retrieval.scoring import (
-    DATE_WEIGHT, DENSE_WEIGHT, FEEDBACK_WEIGHT, LABEL_WEIGHT, LEXICAL_WEIGHT, NEIGHBOUR_WEIGHT,
+    DATE_WEIGHT, DENSE_WEIGHT, DIVERSITY_WEIGHT, FEEDBACK_WEIGHT, LABEL_WEIGHT, LEXICAL_WEIGHT, NEIGHBOUR_WEIGHT,
+    PoolScore, diversify,
 )
 
 
@@ -110,6 +113,42 @@ def test_feedback_and_neighbours_cost_one_statement(user, store, sessions, djang
     memory_retrieve(actor=user, text="holiday trip to the coast")
     with django_assert_num_queries(7):
         memory_retrieve(actor=user, text="holiday trip to the coast")
+
+
+def pool_score(pk, score):
+    return PoolScore(pk=pk, created=0.0, score=score, relevance=score, dense=0.0, lexical=0.0, recency=0.0,
+                     link_weight=0.0)
+
+
+def test_diversity_takes_a_near_copy_after_a_memory_that_adds_something(monkeypatch):
+    ranked = [pool_score("hit", 1.0), pool_score("copy", 0.99), pool_score("other", 0.95), pool_score("new", 0.9),
+              pool_score("below", 0.93)]
+    vectors = {"hit": [1.0, 0.0, 0.0], "copy": [0.99, 0.14, 0.0], "other": [0.0, 1.0, 0.0], "below": [0.0, 0.0, 1.0]}
+    monkeypatch.setattr(scoring, "DIVERSITY_DEPTH", 4)
+    taken = diversify(ranked, vectors)
+    assert [item.pk for item in taken] == ["hit", "other", "new", "copy", "below"]
+    copy_penalty = DIVERSITY_WEIGHT * (0.99 / (0.99 ** 2 + 0.14 ** 2) ** 0.5)  # its cosine to the hit
+    # "new" has no vector (deleted since it was scored): taken as unlike the rest, it keeps its score.
+    assert [item.score for item in taken[:4]] == pytest.approx([1.0, 0.95, 0.9, 0.99 - copy_penalty], abs=1e-4)
+    assert taken[4].score == taken[3].score  # below the depth: in its place, its score capped at the last taken one's
+
+
+def test_a_retrieval_lists_a_copy_of_its_best_hit_after_a_different_one(user, store, monkeypatch):
+    store(user, "We ate custard tarts in Lisbon every day", session_id="trip-1")
+    store(user, "We ate custard tarts in Lisbon every day", session_id="trip-2")
+    store(user, "The bakery by the Lisbon tram stop sells warm custard tarts")
+    store(user, "My sister planted tomatoes in the garden")
+
+    def order(weight):
+        monkeypatch.setattr(scoring, "DIVERSITY_WEIGHT", weight)
+        items = memory_retrieve(actor=user, text="custard tarts in Lisbon", limit=4, reinforce=False).items
+        assert [item.score for item in items] == sorted((item.score for item in items), reverse=True)
+        return [item.memory.content for item in items]
+
+    copies = ["We ate custard tarts in Lisbon every day"] * 2
+    assert order(0.0)[:2] == copies  # without diversity the two copies come first
+    diverse = order(1.0)  # a cosine of 1 to the first costs the second copy its place
+    assert diverse[0] == copies[0] and diverse[1].startswith("The bakery") and diverse[2:].count(copies[0]) == 1
 
 
 def test_the_best_hits_rare_words_join_the_lexical_score(user, store):

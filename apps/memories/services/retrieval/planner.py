@@ -94,7 +94,7 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
         total = model.scope_size
         ranked = _hybrid(base, embedding=embedding, model=model, sectors=filters.sectors, limit=limit, offset=offset)
         ranked = follow_up(ranked, model=model, cube_ids=cube_ids)
-        items = page(ranked, limit=limit, offset=offset, include_deleted=filters.include_deleted)
+        items = page(ranked, limit=limit, offset=offset, include_deleted=filters.include_deleted, diversified=True)
         query_vector = list(embedding.result())
         best_similarity = max((item.dense for item in ranked), default=None)
     if reinforce:

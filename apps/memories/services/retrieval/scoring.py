@@ -4,7 +4,7 @@ that score a pool of candidates with them (docs/retrieval.md, "The score").
 relevance = DENSE_WEIGHT x dense + LEXICAL_WEIGHT x lexical, plus LABEL_WEIGHT when the memory opens with a label
 that is a query word and DATE_WEIGHT when it was created on a date the query names; a retrieval then adds its best
 hits' rarer words to the lexical score (FEEDBACK_*) and NEIGHBOUR_WEIGHT x a best hit's relevance to that hit's
-session neighbours (follow_up). score = WITH_QUERY's weights of relevance, salience, recency and link weight, or
+session neighbours (follow_up), and takes its best DIVERSITY_DEPTH again with DIVERSITY_WEIGHT (diversify). score = WITH_QUERY's weights of relevance, salience, recency and link weight, or
 WITHOUT_QUERY's when there is no text. recency = max(0, 1 - age / 365 days); link weight = mean weight of the
 memory's links.
 """
@@ -18,6 +18,8 @@ from django.db import connection
 from django.db.models import F, FloatField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
+import numpy as np
+from pgvector import HalfVector
 
 from apps.memories.models import CubeLexeme, Memory, MemoryLink, MemoryVector
 from apps.memories.vectors import HNSW_EF_SEARCH, sector_similarity_sql, vector_scan_settings, vector_text
@@ -48,6 +50,11 @@ NEIGHBOUR_WEIGHT = 0.2
 FEEDBACK_HITS = 3
 FEEDBACK_WORDS = 10
 FEEDBACK_WEIGHT = 0.2
+# Retrieve only, diversity (maximal marginal relevance): the best DIVERSITY_DEPTH are taken again one at a time, each
+# next one by its score less DIVERSITY_WEIGHT x its highest cosine to those already taken, so that a near-copy of a
+# hit gives way to a memory that adds something.
+DIVERSITY_DEPTH = 20
+DIVERSITY_WEIGHT = 0.1
 
 
 @dataclass(frozen=True)
@@ -244,25 +251,70 @@ def _add_relevance(item: PoolScore, added: float) -> None:
     item.score = round(item.score + WITH_QUERY.relevance * added, 4)
 
 
-def page(ranked: list[PoolScore], *, limit: int, offset: int, include_deleted: bool = False) -> list[ScoredMemory]:
+def page(ranked: list[PoolScore], *, limit: int, offset: int, include_deleted: bool = False,
+         diversified: bool = False) -> list[ScoredMemory]:
     """The page's memories with their scores: only their rows are loaded. The pool was drawn from the request's
     scope, so the rows are read by id (a raw statement: building the scope's filters again through the ORM took
     longer than PostgreSQL takes to answer), and only a deletion can have changed since: one committed between the
-    statements leaves the page."""
+    statements leaves the page. `diversified`: the best DIVERSITY_DEPTH are read too, with their vectors, and taken
+    again (diversify) before the page is cut, in the same statement."""
+    read = ranked[offset:offset + limit]
+    if diversified:
+        read = ranked[:DIVERSITY_DEPTH] + ranked[max(offset, DIVERSITY_DEPTH):offset + limit]
+    rows = Memory.objects.raw(_page_sql(include_deleted, diversified), [[item.pk for item in read]])
+    memories = {memory.pk: memory for memory in rows}
+    if diversified:
+        vectors = {}
+        for pk, memory in memories.items():
+            data = memory.__dict__.pop("content_vector")  # not a field: it stays off the memory handed on
+            if data is not None:
+                vectors[pk] = HalfVector.from_binary(data).to_numpy()
+        ranked = diversify(ranked, vectors)
     chosen = ranked[offset:offset + limit]
-    memories = {memory.pk: memory for memory in Memory.objects.raw(_page_sql(include_deleted),
-                                                                     [[item.pk for item in chosen]])}
     return [ScoredMemory(memory=memories[item.pk], score=item.score, relevance=item.relevance, dense=item.dense,
                          lexical=item.lexical, recency=item.recency, link_weight=item.link_weight,
                          shares_a_word=item.lexical_raw > 0)
             for item in chosen if item.pk in memories]
 
 
+def diversify(ranked: list[PoolScore], vectors: dict) -> list[PoolScore]:
+    """The best DIVERSITY_DEPTH of `ranked` (best first) taken again one at a time, each next one the best by its
+    score less DIVERSITY_WEIGHT x its highest cosine to those taken before it (`vectors`: memory id -> content
+    vector; a memory without one, deleted since it was scored, is taken as unlike the rest). Each taken memory's
+    score becomes that value, so scores still fall with rank; a memory below the depth keeps its place, its score
+    capped at the last taken one's."""
+    head = ranked[:DIVERSITY_DEPTH]
+    known = [index for index, item in enumerate(head) if item.pk in vectors]
+    if not DIVERSITY_WEIGHT or len(known) < 2:
+        return ranked
+    matrix = np.array([vectors[head[index].pk] for index in known], dtype=np.float32)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    cosines = np.zeros((len(head), len(head)))
+    cosines[np.ix_(known, known)] = matrix @ matrix.T
+    cosines = cosines.tolist()  # twenty steps over twenty floats: plain Python is faster than numpy's per-call cost
+    closest = [0.0] * len(head)  # each memory's highest cosine to those taken so far
+    remaining, taken = list(range(len(head))), []
+    while remaining:
+        # max keeps the first of equal values: a tie goes to the memory ranked higher before.
+        best = max(remaining, key=lambda index: head[index].score - DIVERSITY_WEIGHT * closest[index])
+        head[best].score = round(head[best].score - DIVERSITY_WEIGHT * closest[best], 4)
+        remaining.remove(best)
+        taken.append(head[best])
+        closest = [max(a, b) for a, b in zip(closest, cosines[best])]
+    for item in ranked[DIVERSITY_DEPTH:]:
+        item.score = min(item.score, taken[-1].score)
+    return taken + ranked[DIVERSITY_DEPTH:]
+
+
 @functools.cache
-def _page_sql(include_deleted: bool) -> str:
-    columns = ", ".join(f'"{field.column}"' for field in Memory._meta.concrete_fields)
-    live = "" if include_deleted else " AND deleted_at IS NULL"
-    return f"SELECT {columns} FROM {MEMORIES} WHERE id = ANY(%s::uuid[]){live}"
+def _page_sql(include_deleted: bool, vectors: bool = False) -> str:
+    # search_vector (generated from the content, a few KB a row) is left deferred: nothing after a retrieval reads it.
+    columns = ", ".join(f'm."{field.column}"' for field in Memory._meta.concrete_fields if field.name != "search_vector")
+    live = "" if include_deleted else " AND m.deleted_at IS NULL"
+    if vectors:  # read in binary: pgvector's text form takes longer to send and to parse
+        return (f"SELECT {columns}, halfvec_send(v.embedding) AS content_vector FROM {MEMORIES} m "
+                f"LEFT JOIN {VECTORS} v ON v.memory_id = m.id WHERE m.id = ANY(%s::uuid[]){live}")
+    return f"SELECT {columns} FROM {MEMORIES} m WHERE m.id = ANY(%s::uuid[]){live}"
 
 
 def without_query(base, *, limit, offset) -> list[ScoredMemory]:
