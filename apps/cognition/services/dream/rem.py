@@ -147,7 +147,10 @@ def dream_walks(ctx: Context, cursor, size: int) -> Work:
         walked = {hop["node"] for hop in hops}
         content = _owned_nodes(ctx).filter(pk=last).values_list("content", flat=True).first() or ""
         query = " ".join(content.split())[:REM_QUERY_CHARS]
-        found = memory_retrieve(actor=ctx.owner, text=query, limit=REM_HITS + len(walked), reinforce=False).items
+        # Without diversity: the walk's own nodes come back first and are left out of the hits, but would lower the
+        # score of every hit like them, and the blind spots read those scores (REM_THIN_SCORE).
+        found = memory_retrieve(actor=ctx.owner, text=query, limit=REM_HITS + len(walked), reinforce=False,
+                                diversify=False).items
         owned = _owned(ctx, [item.memory.pk for item in found])
         hits = [item for item in found if str(item.memory.pk) in owned and str(item.memory.pk) not in walked]
         hits = hits[:REM_HITS]

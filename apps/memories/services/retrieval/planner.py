@@ -76,7 +76,9 @@ def _hybrid(base, *, embedding: QueryEmbedding, model: LexicalModel, sectors, li
 
 
 def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = None, limit=None, offset=None,
-                    reinforce: bool = True) -> RetrieveResult:
+                    reinforce: bool = True, diversify: bool = True) -> RetrieveResult:
+    """`diversify`: take the best again for diversity (scoring.diversify), which lowers the score of a memory close
+    to a better one; a caller that leaves some results out and reads the scores of the rest turns it off."""
     filters = filters or MemoryFilters()
     limit, offset, text = clean_limit(limit), clean_offset(offset), clean_query(text)
     embedding = QueryEmbedding(text) if text else None  # computed while the lexical statement runs
@@ -94,7 +96,8 @@ def memory_retrieve(*, actor: User, text=None, filters: MemoryFilters | None = N
         total = model.scope_size
         ranked = _hybrid(base, embedding=embedding, model=model, sectors=filters.sectors, limit=limit, offset=offset)
         ranked = follow_up(ranked, model=model, cube_ids=cube_ids)
-        items = page(ranked, limit=limit, offset=offset, include_deleted=filters.include_deleted, diversified=True)
+        items = page(ranked, limit=limit, offset=offset, include_deleted=filters.include_deleted,
+                     diversified=diversify)
         query_vector = list(embedding.result())
         best_similarity = max((item.dense for item in ranked), default=None)
     if reinforce:
