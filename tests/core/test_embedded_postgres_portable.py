@@ -46,11 +46,9 @@ def test_evex_functions_reads_a_listing():
     assert evex_functions(listing) == {"tidhash_create"}
 
 
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump (binutils) is not installed: apt-get install binutils")
 def test_pgvector_uses_avx512_only_behind_its_cpu_check():
-    objdump = shutil.which("objdump")
-    if objdump is None:
-        pytest.skip("objdump (binutils) is not installed: apt-get install binutils")
-    listing = subprocess.run([objdump, "-d", str(_vector_library())], capture_output=True, text=True,
+    listing = subprocess.run([shutil.which("objdump"), "-d", str(_vector_library())], capture_output=True, text=True,
                              check=True).stdout
     assert "<cosine_distance>:" in listing  # a listing of pgvector, with the function names that are read below
     unguarded = sorted(name for name in evex_functions(listing) if "Avx512" not in name)
