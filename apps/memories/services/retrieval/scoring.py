@@ -4,8 +4,9 @@ that score a pool of candidates with them (docs/retrieval.md, "The score").
 relevance = DENSE_WEIGHT x dense + LEXICAL_WEIGHT x lexical, plus LABEL_WEIGHT when the memory opens with a label
 that is a query word and DATE_WEIGHT when it was created on a date the query names; a retrieval then adds its best
 hits' rarer words to the lexical score (FEEDBACK_*) and NEIGHBOUR_WEIGHT x a best hit's relevance to that hit's
-session neighbours (follow_up), and takes its best DIVERSITY_DEPTH again with DIVERSITY_WEIGHT (diversify). score = WITH_QUERY's weights of relevance, salience, recency and link weight, or
-WITHOUT_QUERY's when there is no text. recency = max(0, 1 - age / 365 days); link weight = mean weight of the
+session neighbours (follow_up), and takes its best DIVERSITY_DEPTH again with DIVERSITY_WEIGHT (diversify).
+score = WITH_QUERY's weights of relevance, salience, recency and link weight, or WITHOUT_QUERY's when there is no
+text. recency = max(0, 1 - age / 365 days); link weight = mean weight of the
 memory's links.
 """
 from __future__ import annotations
@@ -309,7 +310,8 @@ def diversify(ranked: list[PoolScore], vectors: dict) -> list[PoolScore]:
 @functools.cache
 def _page_sql(include_deleted: bool, vectors: bool = False) -> str:
     # search_vector (generated from the content, a few KB a row) is left deferred: nothing after a retrieval reads it.
-    columns = ", ".join(f'm."{field.column}"' for field in Memory._meta.concrete_fields if field.name != "search_vector")
+    columns = ", ".join(f'm."{field.column}"' for field in Memory._meta.concrete_fields
+                        if field.name != "search_vector")
     live = "" if include_deleted else " AND m.deleted_at IS NULL"
     if vectors:  # read in binary: pgvector's text form takes longer to send and to parse
         return (f"SELECT {columns}, halfvec_send(v.embedding) AS content_vector FROM {MEMORIES} m "
