@@ -10,9 +10,9 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.db.models import Func
-from pgvector.django import HalfVectorField
 
 from apps.cognition.limits import Domain, Johari, Modality, Privacy
+from apps.core.halfvec import HalfVectorField
 from apps.core.models import TimeStampedModel
 
 

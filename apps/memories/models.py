@@ -6,8 +6,9 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from pgvector.django import HalfVectorField, HnswIndex
+from pgvector.django import HnswIndex
 
+from apps.core.halfvec import HalfVectorField
 from apps.core.models import TimeStampedModel
 
 UNIT = [MinValueValidator(0.0), MaxValueValidator(1.0)]

@@ -17,6 +17,7 @@ import numpy as np
 from pgvector import HalfVector, Vector
 from pgvector.django import CosineDistance
 
+from apps.core.halfvec import halfvec_text
 from apps.memories.sectors import SECTORS, SEMANTIC, sector_offsets
 
 HNSW_EF_SEARCH = 200
@@ -25,8 +26,8 @@ EXACT_SCOPE_MEMORIES = 2000
 
 
 def vector_text(vector) -> str:
-    """A vector (a list of floats or a numpy array) in pgvector's text form, for a ``%s::vector`` or
-    ``%s::halfvec`` parameter of raw SQL: what pgvector.django's own distance functions send."""
+    """A vector (a list of floats or a numpy array) in pgvector's text form, for a ``%s::vector`` parameter of raw
+    SQL; a ``%s::halfvec`` one takes apps.core.halfvec.halfvec_text, a third of the time."""
     return Vector(vector).to_text()
 
 
@@ -85,7 +86,7 @@ class BestSectorSimilarity(Func):
         assert not vector_params and not tokens_params  # plain columns
         return sector_similarity_sql(self.query, self.sectors, vector=vector, tokens=tokens,
                                      similarity=f"(1 - ({vector} <=> %s::halfvec))",
-                                     similarity_params=(vector_text(self.query),))
+                                     similarity_params=(halfvec_text(self.query),))
 
 
 def nearest_exactly(memory_ids: list, vector, sectors: list[str], limit: int) -> list[tuple]:
@@ -105,7 +106,7 @@ def nearest_exactly(memory_ids: list, vector, sectors: list[str], limit: int) ->
             f"SELECT memory_id, embedding AS v, tokens AS n, 1 - (embedding <=> %s::halfvec) AS s "
             f"FROM {MemoryVector._meta.db_table} "
             "WHERE memory_id = ANY(%s::uuid[]) OFFSET 0) AS compared ORDER BY distance, memory_id LIMIT %s",
-            [*params, vector_text(vector), list(memory_ids), limit],
+            [*params, halfvec_text(vector), list(memory_ids), limit],
         )
         return cursor.fetchall()
 

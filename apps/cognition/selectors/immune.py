@@ -10,6 +10,7 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, QuerySet
 
 from apps.accounts.models import User
+from apps.core.halfvec import halfvec_text
 from apps.cognition.models import Event, NodeProfile
 from apps.cubes.access import cube_ids_readable, cube_ids_writable
 from apps.memories.models import Memory, MemoryLink, MemoryVector
@@ -50,7 +51,7 @@ def nearest_nodes(scope: QuerySet[Memory], vectors: list, *, k: int) -> list[lis
         nearest = f"SELECT * FROM ({nearest} OFFSET 0) AS compared"
     sql = (f"SELECT n.ord - 1, c.memory_id, 1 - c.distance FROM unnest(%s::halfvec[]) WITH ORDINALITY AS n(q, ord) "
            f"CROSS JOIN LATERAL ({nearest} ORDER BY distance LIMIT %s) AS c ORDER BY 1, 3 DESC")
-    params = [[vector_text(vector) for vector in vectors], *scope_params, k]
+    params = [[halfvec_text(vector) for vector in vectors], *scope_params, k]
     found: list[list[tuple[str, float]]] = [[] for _ in vectors]
     if exact:
         with connection.cursor() as cursor:

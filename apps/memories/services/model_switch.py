@@ -28,7 +28,7 @@ from apps.memories.embeddings import ModelReader, model_reader
 from apps.memories.models import ModelSwitch
 from apps.memories.sectors import embed_contents
 from apps.memories.vector_tables import VectorTable, stored_dimensions, vector_tables
-from apps.memories.vectors import vector_text
+from apps.core.halfvec import halfvec_text
 
 logger = logging.getLogger(__name__)
 
@@ -176,7 +176,7 @@ def _stage(table: VectorTable, reader: ModelReader, run: ModelSwitch, progress: 
                 "VALUES (%s, %s::halfvec, %s, md5(%s)) "
                 "ON CONFLICT (key) DO UPDATE SET vector = excluded.vector, tokens = excluded.tokens, "
                 "digest = excluded.digest",
-                [(key, vector_text(vector.vector), vector.tokens, text)
+                [(key, halfvec_text(vector.vector), vector.tokens, text)
                  for (key, text), vector in zip(rows, vectors)])
         after = rows[-1][0]
         if counting:

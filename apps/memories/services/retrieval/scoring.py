@@ -22,8 +22,9 @@ from django.utils import timezone
 import numpy as np
 from pgvector import HalfVector
 
+from apps.core.halfvec import halfvec_text
 from apps.memories.models import CubeLexeme, Memory, MemoryLink, MemoryVector
-from apps.memories.vectors import HNSW_EF_SEARCH, sector_similarity_sql, vector_scan_settings, vector_text
+from apps.memories.vectors import HNSW_EF_SEARCH, sector_similarity_sql, vector_scan_settings
 
 from .dates import DateWindows
 from .lexical import LexicalModel
@@ -136,7 +137,7 @@ def score_pool(base, *, model: LexicalModel, vector, sectors, pool_ids, now, nea
     `ef_search`, set in the same round trip) in the same statement. Raw SQL: through the ORM, building this
     statement and reading its rows would take longer than PostgreSQL takes to run it
     (docs/benchmarks.md#retrieve-and-search-latency)."""
-    query_vector = vector_text(vector)
+    query_vector = halfvec_text(vector)
     params: list = []
     settings, ctes = "", ""
     pool_sql = "SELECT unnest(%s::uuid[])"

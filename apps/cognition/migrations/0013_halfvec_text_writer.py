@@ -1,0 +1,20 @@
+"""The vector column's field writes its values with apps.core.halfvec.halfvec_text: no change to the database."""
+from django.conf import settings
+from django.db import migrations
+
+import apps.core.halfvec
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('cognition', '0012_run_merges_in_undo'),
+    ]
+
+    operations = [
+        migrations.AlterField(
+            model_name='sessionitem',
+            name='vector',
+            field=apps.core.halfvec.HalfVectorField(dimensions=settings.ENGRAM_EMBEDDING_DIMENSIONS),
+        ),
+    ]
