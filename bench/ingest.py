@@ -1,11 +1,13 @@
 """Bulk import throughput: `manage.py import_memories` over a JSONL file of LoCoMo-like memories.
 
     .venv/bin/python bench/ingest.py --size 10000          # the issue's figure: 10k memories
-    .venv/bin/python bench/ingest.py --size 2000 --profile # a shorter run
+    .venv/bin/python bench/ingest.py --size 2000           # a shorter run
+    .venv/bin/python bench/ingest.py --fresh               # into a new database, as on a fresh install
 
 The file is written once under var/bench/ (memory i depends only on (seed, i), bench/corpus.py), then
 imported into a fresh user of the `engram_bench_ingest` database through the command itself, as an
-operator would. The figure is memories per second from the first line read to the last memory linked:
+operator would. That database keeps the planner statistics of earlier runs; with --fresh it is made anew, so the
+import starts, as on a fresh install, with tables that PostgreSQL believes empty. The figure is memories per second from the first line read to the last memory linked:
 when links are made in the background, the time until the worker has linked every imported memory
 counts too.
 """
@@ -20,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import REPO, bench_user, load_average, machine, setup_django, write_json  # noqa: E402
+from bench.common import REPO, bench_user, fresh_database, load_average, machine, setup_django, write_json  # noqa: E402
 from bench.corpus import LOCOMO, locomo_pieces, memory_item  # noqa: E402
 
 DATABASE = "engram_bench_ingest"
@@ -47,8 +49,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--batch-size", type=int, default=None, help="import_memories' --batch-size")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--fresh", action="store_true", help="import into a new database (dropped and migrated)")
     args = parser.parse_args()
-    setup_django(DATABASE)
+    (fresh_database if args.fresh else setup_django)(DATABASE)
     from django.core.management import call_command
 
     from apps.memories.models import Memory, MemoryLink
